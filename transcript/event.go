@@ -1,0 +1,171 @@
+// Package transcript is cuff's event model: one Go type per event kind of
+// schema v1, a JSON codec that keeps every event's raw bytes, a tolerant
+// streaming reader and a durable appender. It imports nothing of the project.
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// SchemaVersion is the value of the "v" field that cuff writes.
+const SchemaVersion = 1
+
+// Type names the kind of an event.
+type Type string
+
+// The event kinds of schema v1.
+const (
+	TypeSessionStart     Type = "session_start"
+	TypeChatTurn         Type = "chat_turn"
+	TypeToolCall         Type = "tool_call"
+	TypeToolResult       Type = "tool_result"
+	TypeDelegation       Type = "delegation"
+	TypeBashStart        Type = "bash_start"
+	TypeBashRun          Type = "bash_run"
+	TypeApprovalRequest  Type = "approval_request"
+	TypeApprovalDecision Type = "approval_decision"
+	TypeSessionEnd       Type = "session_end"
+)
+
+// KnownTypes lists the kinds this version of cuff understands, in schema order.
+func KnownTypes() []Type {
+	return []Type{TypeSessionStart, TypeChatTurn, TypeToolCall, TypeToolResult, TypeDelegation,
+		TypeBashStart, TypeBashRun, TypeApprovalRequest, TypeApprovalDecision, TypeSessionEnd}
+}
+
+// MainAgent is the agent_id of the top-level agent of a session.
+const MainAgent = "main"
+
+// Envelope holds the fields every event line carries. Readers order events
+// by Seq (append order); TS is when the thing itself happened.
+type Envelope struct {
+	V              int       `json:"v"`
+	Type           Type      `json:"type"`
+	ID             string    `json:"id"`
+	SessionID      string    `json:"session_id"`
+	Seq            int64     `json:"seq"`
+	TS             time.Time `json:"ts"`
+	AgentID        string    `json:"agent_id,omitempty"`
+	ConversationID string    `json:"conversation_id,omitempty"`
+	CallID         string    `json:"call_id,omitempty"`
+	ParentCallID   string    `json:"parent_call_id,omitempty"`
+	RunID          string    `json:"run_id,omitempty"`
+	TaskID         string    `json:"task_id,omitempty"`
+	StepID         string    `json:"step_id,omitempty"`
+}
+
+// EventID is the id of the event with sequence number seq in a session:
+// unique across sessions.
+func EventID(sessionID string, seq int64) string {
+	return fmt.Sprintf("e_%s_%d", sessionID, seq)
+}
+
+// Event is one line of a transcript: the envelope, the typed body of its kind
+// (nil for a kind this version does not know) and, for events that were read,
+// the exact bytes of the line so that unknown fields survive export.
+type Event struct {
+	Envelope
+	Body Body
+	Raw  json.RawMessage
+}
+
+// Body is the kind-specific part of an event.
+type Body interface {
+	// EventType names the kind the body belongs to.
+	EventType() Type
+}
+
+// New returns an event of body's kind stamped with ts; Seq and ID are
+// assigned when it is appended.
+func New(sessionID string, ts time.Time, body Body) *Event {
+	return &Event{
+		Envelope: Envelope{V: SchemaVersion, Type: body.EventType(), SessionID: sessionID, TS: ts.UTC(), AgentID: MainAgent},
+		Body:     body,
+	}
+}
+
+// MarshalJSON writes the envelope and the body as one flat object. An event
+// with no body but raw bytes (an unknown kind that was read) is written back
+// as it was read.
+func (e *Event) MarshalJSON() ([]byte, error) {
+	if e.Body == nil {
+		if len(e.Raw) > 0 {
+			return e.Raw, nil
+		}
+		return json.Marshal(&e.Envelope)
+	}
+	env, err := json.Marshal(&e.Envelope)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s envelope: %w", e.Type, err)
+	}
+	body, err := json.Marshal(e.Body)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s body: %w", e.Type, err)
+	}
+	return spliceObjects(env, body), nil
+}
+
+// spliceObjects joins two JSON objects into one: {a...} + {b...} = {a...,b...}.
+func spliceObjects(a, b []byte) []byte {
+	b = bytes.TrimSpace(b)
+	if len(b) <= 2 { // "{}"
+		return a
+	}
+	out := make([]byte, 0, len(a)+len(b))
+	out = append(out, a[:len(a)-1]...)
+	out = append(out, ',')
+	return append(out, b[1:]...)
+}
+
+// Decode parses one line into an Event. The line's bytes are kept in Raw
+// (copied, so the caller may reuse its buffer). A line whose type is not
+// known decodes with a nil Body; a known type whose fields do not fit its
+// body type is an error.
+func Decode(line []byte) (*Event, error) {
+	ev := &Event{Raw: append(json.RawMessage(nil), line...)}
+	if err := json.Unmarshal(ev.Raw, &ev.Envelope); err != nil {
+		return nil, err
+	}
+	if ev.Type == "" {
+		return nil, fmt.Errorf("no \"type\" field")
+	}
+	body := newBody(ev.Type)
+	if body == nil {
+		return ev, nil
+	}
+	if err := json.Unmarshal(ev.Raw, body); err != nil {
+		return nil, fmt.Errorf("%s fields: %w", ev.Type, err)
+	}
+	ev.Body = body
+	return ev, nil
+}
+
+// newBody returns a pointer to an empty body of kind t, or nil if t is unknown.
+func newBody(t Type) Body {
+	switch t {
+	case TypeSessionStart:
+		return &SessionStart{}
+	case TypeChatTurn:
+		return &ChatTurn{}
+	case TypeToolCall:
+		return &ToolCall{}
+	case TypeToolResult:
+		return &ToolResult{}
+	case TypeDelegation:
+		return &Delegation{}
+	case TypeBashStart:
+		return &BashStart{}
+	case TypeBashRun:
+		return &BashRun{}
+	case TypeApprovalRequest:
+		return &ApprovalRequest{}
+	case TypeApprovalDecision:
+		return &ApprovalDecision{}
+	case TypeSessionEnd:
+		return &SessionEnd{}
+	}
+	return nil
+}
