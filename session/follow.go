@@ -1,0 +1,233 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cuff-dev/cuff/transcript"
+	"github.com/fsnotify/fsnotify"
+)
+
+// Follow's waits: without file notifications it polls at FallbackPoll; with
+// them it still looks every SafetyPoll in case a notification was missed.
+const (
+	FallbackPoll = 50 * time.Millisecond
+	SafetyPoll   = time.Second
+)
+
+// ErrRemoved is returned by Follow when the followed file is deleted.
+var ErrRemoved = errors.New("the followed file was removed")
+
+// ErrTruncated is passed to Follow's callback when the file shrank; reading
+// starts again from its beginning.
+var ErrTruncated = errors.New("the followed file was truncated; reading it again from the start")
+
+// FollowItem is one thing a follower saw: an event, or a non-fatal problem
+// (a malformed line as *transcript.LineError, ErrTruncated).
+type FollowItem struct {
+	Event  *transcript.Event
+	Err    error
+	Offset int64 // file offset just past this line
+}
+
+// FollowOptions tunes Follow.
+type FollowOptions struct {
+	// From is the offset to start at; lines before it are not read.
+	From int64
+	// NoNotify polls instead of using file notifications.
+	NoNotify bool
+}
+
+// Follow calls fn with every event in the JSONL file at path from
+// opts.From on, then with each event appended later, until ctx is done
+// (returning nil) or the file is removed (ErrRemoved). A file that does not
+// exist yet is waited for. An incomplete last line is a line still being
+// written: it is held back until its newline arrives, never reported as
+// malformed, and bytes already read are never read again.
+func Follow(ctx context.Context, path string, opts FollowOptions, fn func(FollowItem)) error {
+	wake, stop := watch(path, opts.NoNotify)
+	defer stop()
+	f := &follower{path: path, offset: opts.From, fn: fn}
+	defer f.close()
+	for {
+		if err := f.step(); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wake:
+		}
+	}
+}
+
+type follower struct {
+	path    string
+	file    *os.File
+	info    os.FileInfo
+	offset  int64  // offset of the first byte not yet read
+	partial []byte // bytes of an unfinished last line
+	buf     []byte
+	line    int
+	fn      func(FollowItem)
+	seen    bool // the file existed at some point
+}
+
+func (f *follower) close() {
+	if f.file != nil {
+		f.file.Close()
+	}
+}
+
+// step reads whatever is new.
+func (f *follower) step() error {
+	fi, err := os.Stat(f.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if f.seen {
+			return ErrRemoved
+		}
+		return nil // not created yet
+	}
+	if err != nil {
+		return fmt.Errorf("follow %s: %w", f.path, err)
+	}
+	if f.file != nil && !os.SameFile(fi, f.info) { // replaced by another file
+		f.close()
+		f.file, f.offset, f.partial, f.line = nil, 0, nil, 0
+	}
+	if f.file == nil {
+		file, err := os.Open(f.path)
+		if err != nil {
+			return fmt.Errorf("follow %s: %w", f.path, err)
+		}
+		f.file, f.info, f.seen = file, fi, true
+	}
+	if fi.Size() < f.offset {
+		f.fn(FollowItem{Err: ErrTruncated})
+		f.offset, f.partial, f.line = 0, nil, 0
+	}
+	return f.drain()
+}
+
+// followChunk is how much a follower reads at a time.
+const followChunk = 256 << 10
+
+// drain reads from the current offset to the end of the file.
+func (f *follower) drain() error {
+	if f.buf == nil {
+		f.buf = make([]byte, followChunk)
+	}
+	for {
+		n, err := f.file.ReadAt(f.buf, f.offset)
+		if n > 0 {
+			f.offset += int64(n)
+			f.consume(f.buf[:n])
+		}
+		if errors.Is(err, io.EOF) || n == 0 {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("follow %s: %w", f.path, err)
+		}
+	}
+}
+
+// consume splits new bytes into lines, holding back an unfinished one.
+func (f *follower) consume(data []byte) {
+	lineEnd := f.offset - int64(len(data)) - int64(len(f.partial))
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			f.partial = append(f.partial, data...)
+			return
+		}
+		line := data[:i]
+		if len(f.partial) > 0 {
+			line = append(f.partial, line...)
+			f.partial = nil
+		}
+		data = data[i+1:]
+		lineEnd += int64(len(line)) + 1
+		f.line++
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		ev, err := transcript.Decode(line)
+		if err != nil {
+			f.fn(FollowItem{Err: &transcript.LineError{Line: f.line, Err: err}, Offset: lineEnd})
+			continue
+		}
+		f.fn(FollowItem{Event: ev, Offset: lineEnd})
+	}
+}
+
+// watch returns a channel that signals when path may have changed, and a
+// function that stops watching.
+func watch(path string, noNotify bool) (<-chan struct{}, func()) {
+	wake := make(chan struct{}, 1)
+	signal := func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	done := make(chan struct{})
+	var w *fsnotify.Watcher
+	poll := FallbackPoll
+	if !noNotify {
+		if nw, err := fsnotify.NewWatcher(); err == nil {
+			if err := nw.Add(filepath.Dir(path)); err == nil {
+				w, poll = nw, SafetyPoll
+			} else {
+				nw.Close()
+			}
+		}
+	}
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		ticker := time.NewTicker(poll)
+		defer ticker.Stop()
+		var events <-chan fsnotify.Event
+		var errs <-chan error
+		if w != nil {
+			events, errs = w.Events, w.Errors
+		}
+		for {
+			select {
+			case <-done:
+				return
+			case <-ticker.C:
+				signal()
+			case ev, ok := <-events:
+				if !ok {
+					events = nil
+					continue
+				}
+				if filepath.Clean(ev.Name) == filepath.Clean(path) {
+					signal()
+				}
+			case _, ok := <-errs:
+				if !ok {
+					errs = nil
+				}
+				signal()
+			}
+		}
+	}()
+	return wake, func() {
+		close(done)
+		if w != nil {
+			w.Close()
+		}
+		<-finished
+	}
+}

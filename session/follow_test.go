@@ -1,0 +1,147 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cuff-dev/cuff/transcript"
+)
+
+// collector gathers follow items and lets a test wait for a count.
+type collector struct {
+	mu    sync.Mutex
+	items []FollowItem
+	ch    chan struct{}
+}
+
+func newCollector() *collector { return &collector{ch: make(chan struct{}, 1000)} }
+
+func (c *collector) add(it FollowItem) {
+	c.mu.Lock()
+	c.items = append(c.items, it)
+	c.mu.Unlock()
+	c.ch <- struct{}{}
+}
+
+func (c *collector) wait(t *testing.T, n int) []FollowItem {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		c.mu.Lock()
+		if len(c.items) >= n {
+			out := append([]FollowItem(nil), c.items...)
+			c.mu.Unlock()
+			return out
+		}
+		c.mu.Unlock()
+		select {
+		case <-c.ch:
+		case <-deadline:
+			t.Fatalf("waited 5 s for %d items, have %d", n, len(c.items))
+		}
+	}
+}
+
+func startFollow(t *testing.T, path string, opts FollowOptions) (*collector, func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	c := newCollector()
+	done := make(chan error, 1)
+	go func() { done <- Follow(ctx, path, opts, c.add) }()
+	return c, func() error { cancel(); return <-done }
+}
+
+func appendLine(t *testing.T, path, s string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFollowSeesAppendsAndWaitsForPartialLines(t *testing.T) {
+	for _, noNotify := range []bool{false, true} {
+		t.Run(map[bool]string{false: "notify", true: "poll"}[noNotify], func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.jsonl")
+			c, stop := startFollow(t, path, FollowOptions{NoNotify: noNotify}) // file does not exist yet
+			time.Sleep(20 * time.Millisecond)
+			appendLine(t, path, `{"v":1,"type":"chat_turn","seq":1,"role":"user","text":"one"}`+"\n")
+			items := c.wait(t, 1)
+			if items[0].Event == nil || items[0].Event.Body.(*transcript.ChatTurn).Text != "one" {
+				t.Fatalf("first item %+v", items[0])
+			}
+			appendLine(t, path, `{"v":1,"type":"chat_turn","seq":2,"role":"user","te`)
+			time.Sleep(150 * time.Millisecond)
+			c.mu.Lock()
+			if len(c.items) != 1 {
+				t.Errorf("partial line was reported: %+v", c.items[1:])
+			}
+			c.mu.Unlock()
+			appendLine(t, path, `xt":"two"}`+"\nnot json\n")
+			items = c.wait(t, 3)
+			if items[1].Event == nil || items[1].Event.Body.(*transcript.ChatTurn).Text != "two" {
+				t.Errorf("completed line: %+v", items[1])
+			}
+			var le *transcript.LineError
+			if !errors.As(items[2].Err, &le) || le.Line != 3 {
+				t.Errorf("malformed line: %+v", items[2])
+			}
+			fi, _ := os.Stat(path)
+			if items[2].Offset != fi.Size() {
+				t.Errorf("offset %d, file size %d", items[2].Offset, fi.Size())
+			}
+			if err := stop(); err != nil {
+				t.Errorf("Follow returned %v on cancel", err)
+			}
+		})
+	}
+}
+
+func TestFollowReportsRemovalAndTruncation(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	line := `{"v":1,"type":"chat_turn","seq":1,"role":"user","text":"a"}` + "\n"
+	appendLine(t, path, line+line)
+	c, stop := startFollow(t, path, FollowOptions{From: int64(len(line))})
+	items := c.wait(t, 1)
+	if len(items) != 1 {
+		t.Fatalf("From was not honoured: %d items", len(items))
+	}
+	os.WriteFile(path, []byte(line[:0]), 0o600) // truncate to empty
+	appendLine(t, path, line)
+	items = c.wait(t, 3)
+	if !errors.Is(items[1].Err, ErrTruncated) || items[2].Event == nil {
+		t.Errorf("after truncation: %+v", items[1:])
+	}
+	os.Remove(path)
+	if err := stop(); !errors.Is(err, ErrRemoved) {
+		// stop cancels; the follower may have noticed the removal first
+		t.Logf("stop returned %v", err)
+	}
+}
+
+func TestFollowEndsWithErrRemoved(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	appendLine(t, path, `{"v":1,"type":"chat_turn","seq":1,"role":"user","text":"a"}`+"\n")
+	done := make(chan error, 1)
+	c := newCollector()
+	go func() { done <- Follow(context.Background(), path, FollowOptions{}, c.add) }()
+	c.wait(t, 1)
+	os.Remove(path)
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrRemoved) {
+			t.Errorf("got %v, want ErrRemoved", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Follow did not notice the removal")
+	}
+}

@@ -1,0 +1,247 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cuff-dev/cuff/transcript"
+)
+
+// Meta summarises one session: the seed's session metadata plus what the
+// session list shows (agent, title, counts), and where summarising stopped
+// so that a grown file is summarised from there on, not from the start.
+type Meta struct {
+	SessionID         string    `json:"session_id"`
+	CreatedAt         time.Time `json:"created_at"`
+	LastUpdated       time.Time `json:"last_updated"`
+	EntryCount        int64     `json:"entry_count"`
+	TotalDurationMS   int64     `json:"total_duration_ms"`
+	Status            string    `json:"status"`
+	CommandsSucceeded int64     `json:"commands_succeeded"`
+	CommandsFailed    int64     `json:"commands_failed"`
+	CommandsTimedOut  int64     `json:"commands_timed_out"`
+	WorkingDirectory  string    `json:"working_directory"`
+	AgentID           string    `json:"agent_id"`
+	ConversationID    string    `json:"conversation_id"`
+
+	Agent          string `json:"agent,omitempty"`
+	Source         string `json:"source,omitempty"`
+	Title          string `json:"title,omitempty"`
+	Turns          int64  `json:"turns"`
+	ToolCalls      int64  `json:"tool_calls"`
+	Commands       int64  `json:"commands"`
+	Approvals      int64  `json:"approvals"`
+	Delegations    int64  `json:"delegations"`
+	Malformed      int64  `json:"malformed_lines,omitempty"`
+	Ended          bool   `json:"ended"`
+	FileSizeBytes  int64  `json:"file_size_bytes"`
+	FileModTime    int64  `json:"file_mtime_ns"`
+	SummarizedUpTo int64  `json:"summarized_bytes"`
+
+	// Live is computed when listing: a writer holds the session's lease or
+	// its file changed within LiveWindow. It is never stored.
+	Live bool `json:"-"`
+}
+
+// Duration is the session's wall time from its first to its last event.
+func (m *Meta) Duration() time.Duration { return time.Duration(m.TotalDurationMS) * time.Millisecond }
+
+// Failures counts commands that failed or timed out.
+func (m *Meta) Failures() int64 { return m.CommandsFailed + m.CommandsTimedOut }
+
+// add folds one event into the summary.
+func (m *Meta) add(ev *transcript.Event) {
+	m.EntryCount++
+	if !ev.TS.IsZero() {
+		if m.CreatedAt.IsZero() || ev.TS.Before(m.CreatedAt) {
+			m.CreatedAt = ev.TS
+		}
+		if ev.TS.After(m.LastUpdated) {
+			m.LastUpdated = ev.TS
+		}
+		m.TotalDurationMS = m.LastUpdated.Sub(m.CreatedAt).Milliseconds()
+	}
+	if m.ConversationID == "" {
+		m.ConversationID = ev.ConversationID
+	}
+	switch b := ev.Body.(type) {
+	case *transcript.SessionStart:
+		m.Agent, m.Source = b.Agent, b.Source
+		if b.WorkingDirectory != "" {
+			m.WorkingDirectory = b.WorkingDirectory
+		}
+		if b.Title != "" {
+			m.Title = b.Title
+		}
+		if m.AgentID == "" {
+			m.AgentID = ev.AgentID
+		}
+	case *transcript.ChatTurn:
+		m.Turns++
+		if m.Title == "" && b.Role == transcript.RoleUser && !b.Thinking {
+			m.Title = titleOf(b.Text)
+		}
+	case *transcript.ToolCall:
+		m.ToolCalls++
+	case *transcript.BashRun:
+		m.Commands++
+		switch {
+		case b.TimedOut:
+			m.CommandsTimedOut++
+		case b.Failed():
+			m.CommandsFailed++
+		default:
+			m.CommandsSucceeded++
+		}
+		if m.WorkingDirectory == "" {
+			m.WorkingDirectory = b.WorkingDirectory
+		}
+	case *transcript.ApprovalRequest:
+		m.Approvals++
+	case *transcript.Delegation:
+		if b.Phase == transcript.PhaseStart {
+			m.Delegations++
+		}
+	case *transcript.SessionEnd:
+		m.Ended = true
+		m.Status = b.Status
+	}
+}
+
+// titleLength bounds a title taken from the first prompt.
+const titleLength = 80
+
+func titleOf(text string) string {
+	out := make([]rune, 0, titleLength)
+	space := false
+	for _, r := range text {
+		if r == '\n' || r == '\t' || r == '\r' || r == ' ' {
+			space = len(out) > 0
+			continue
+		}
+		if space {
+			out = append(out, ' ')
+			space = false
+		}
+		out = append(out, r)
+		if len(out) >= titleLength {
+			out = append(out[:titleLength-1], '…')
+			break
+		}
+	}
+	return string(out)
+}
+
+// summarize brings m up to date with the session file at path, reading only
+// what was appended since m.SummarizedUpTo (a file that shrank is read anew).
+func summarize(path string, m *Meta) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", path, err)
+	}
+	if fi.Size() < m.SummarizedUpTo || m.SummarizedUpTo < 0 {
+		*m = Meta{SessionID: m.SessionID}
+	}
+	if _, err := f.Seek(m.SummarizedUpTo, io.SeekStart); err != nil {
+		return fmt.Errorf("seek %s: %w", path, err)
+	}
+	lines := transcript.NewLineReader(f)
+	offset := m.SummarizedUpTo
+	for {
+		line, complete, err := lines.Next()
+		if errors.Is(err, io.EOF) || (err == nil && !complete) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		offset += int64(len(line)) + 1
+		if len(trimSpace(line)) == 0 {
+			continue
+		}
+		ev, err := transcript.Decode(trimSpace(line))
+		if err != nil {
+			m.Malformed++
+			continue
+		}
+		m.add(ev)
+	}
+	m.SummarizedUpTo = offset
+	m.FileSizeBytes = fi.Size()
+	m.FileModTime = fi.ModTime().UnixNano()
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = fi.ModTime().UTC()
+		m.LastUpdated = m.CreatedAt
+	}
+	if !m.Ended {
+		m.Status = transcript.StatusActive
+	}
+	return nil
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// stale reports whether the session file no longer matches what m summarised.
+func (m *Meta) stale(fi os.FileInfo) bool {
+	return fi.Size() != m.FileSizeBytes || fi.ModTime().UnixNano() != m.FileModTime
+}
+
+// writeJSONAtomic writes v to path through a temporary file and a rename,
+// so readers never see half a file.
+func writeJSONAtomic(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	return nil
+}
+
+// readMeta loads the meta file of a session.
+func readMeta(path string) (*Meta, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Meta
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &m, nil
+}

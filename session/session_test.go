@@ -1,0 +1,282 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cuff-dev/cuff/transcript"
+)
+
+func newStore(t testing.TB) (*Store, *[]string) {
+	t.Helper()
+	s := Open(filepath.Join(t.TempDir(), DirName))
+	var warnings []string
+	s.Warn = func(m string) { warnings = append(warnings, m) }
+	return s, &warnings
+}
+
+// record creates a session with a prompt and the given exit codes as bash runs.
+func record(t testing.TB, s *Store, at time.Time, prompt string, codes ...int) string {
+	t.Helper()
+	w, err := s.Create(&transcript.SessionStart{Agent: "claude-code", Source: transcript.SourceExec, WorkingDirectory: "/proj"}, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := []*transcript.Event{transcript.New(w.ID(), at, &transcript.ChatTurn{Role: transcript.RoleUser, Text: prompt})}
+	for i, c := range codes {
+		c := c
+		evs = append(evs, transcript.New(w.ID(), at.Add(time.Duration(i+1)*time.Second),
+			&transcript.BashRun{Command: fmt.Sprintf("cmd %d", c), ExitCode: &c, DurationMS: int64(100 * (i + 1))}))
+	}
+	if err := w.Append(evs...); err != nil {
+		t.Fatal(err)
+	}
+	end := transcript.New(w.ID(), at.Add(time.Duration(len(codes)+1)*time.Second), &transcript.SessionEnd{Status: transcript.StatusComplete})
+	if err := w.Append(end); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.refresh(); err != nil {
+		t.Fatal(err)
+	}
+	w.release()
+	return w.ID()
+}
+
+func TestCreateListAndCounts(t *testing.T) {
+	s, warnings := newStore(t)
+	at := time.Date(2026, 1, 18, 14, 30, 52, 0, time.UTC)
+	id := record(t, s, at, "fix the\nbuild", 0, 1, 0)
+	all, err := s.Sessions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 1 {
+		t.Fatalf("%d sessions", len(all))
+	}
+	m := all[0]
+	if m.SessionID != id || m.Commands != 3 || m.CommandsFailed != 1 || m.CommandsSucceeded != 2 ||
+		m.Turns != 1 || m.Status != "complete" || m.Title != "fix the build" || m.Live {
+		t.Errorf("meta %+v", m)
+	}
+	if len(*warnings) != 0 {
+		t.Errorf("warnings %v", *warnings)
+	}
+	for _, p := range []string{s.EventsPath(id), s.MetaPath(id), s.IndexPath()} {
+		fi, err := os.Stat(p)
+		if err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v %v", p, err, fi)
+		}
+	}
+	for _, d := range []string{s.Dir, s.Recordings, s.SessionsDir()} {
+		if fi, _ := os.Stat(d); fi.Mode().Perm() != DirMode {
+			t.Errorf("%s mode %v", d, fi.Mode().Perm())
+		}
+	}
+	if _, err := os.Stat(s.leasePath(id)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("lease file left behind: %v", err)
+	}
+}
+
+func TestLooseStoreIsTightened(t *testing.T) {
+	s, _ := newStore(t)
+	if err := os.MkdirAll(s.SessionsDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(s.Dir, 0o755)
+	record(t, s, time.Now(), "x")
+	for _, d := range []string{s.Dir, s.SessionsDir()} {
+		if fi, _ := os.Stat(d); fi.Mode().Perm() != DirMode {
+			t.Errorf("%s not tightened: %v", d, fi.Mode().Perm())
+		}
+	}
+}
+
+func TestIndexRebuiltWhenCorruptOrMissing(t *testing.T) {
+	for _, damage := range []string{"corrupt", "missing", "wrong-entry"} {
+		t.Run(damage, func(t *testing.T) {
+			s, warnings := newStore(t)
+			a := record(t, s, time.Now().Add(-time.Hour), "one", 0)
+			b := record(t, s, time.Now(), "two", 1, 1)
+			switch damage {
+			case "corrupt":
+				os.WriteFile(s.IndexPath(), []byte(`{"version":"1.0","sessions":{`), 0o600)
+			case "missing":
+				os.Remove(s.IndexPath())
+			case "wrong-entry":
+				os.WriteFile(s.IndexPath(), []byte(`{"version":"1.0","sessions":{"../x":{"session_id":"../x"}}}`), 0o600)
+			}
+			all, err := s.Sessions()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(all) != 2 || all[0].SessionID != b || all[1].SessionID != a || all[0].CommandsFailed != 2 {
+				t.Fatalf("after rebuild: %+v", all)
+			}
+			if len(*warnings) != 1 || !strings.Contains((*warnings)[0], "rebuilding") {
+				t.Errorf("warnings %q", *warnings)
+			}
+			if ix, err := s.readIndex(); err != nil || ix == nil || ix.TotalSessions != 2 {
+				t.Errorf("index not saved: %v %+v", err, ix)
+			}
+		})
+	}
+}
+
+func TestStaleIndexRefreshedIncrementally(t *testing.T) {
+	s, _ := newStore(t)
+	w, err := s.Create(&transcript.SessionStart{Agent: "a"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close(transcript.StatusComplete)
+	all, _ := s.Sessions()
+	if all[0].Commands != 0 || !all[0].Live || all[0].Status != "active" {
+		t.Fatalf("fresh session %+v", all[0])
+	}
+	code := 3
+	w.Append(transcript.New(w.ID(), time.Now(), &transcript.BashRun{Command: "x", ExitCode: &code}))
+	all, _ = s.Sessions()
+	if all[0].Commands != 1 || all[0].CommandsFailed != 1 || all[0].EntryCount != 2 {
+		t.Fatalf("after append %+v", all[0])
+	}
+}
+
+func TestInterruptedWhenWriterGone(t *testing.T) {
+	s, _ := newStore(t)
+	w, err := s.Create(&transcript.SessionStart{Agent: "a"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Detach()
+	old := time.Now().Add(-2 * LiveWindow)
+	os.Chtimes(s.EventsPath(w.ID()), old, old)
+	all, _ := s.Sessions()
+	if all[0].Live || all[0].Status != "interrupted" {
+		t.Errorf("abandoned session %+v", all[0])
+	}
+}
+
+func TestFind(t *testing.T) {
+	s, _ := newStore(t)
+	a := record(t, s, time.Date(2026, 1, 18, 14, 30, 52, 0, time.UTC), "a")
+	b := record(t, s, time.Date(2026, 1, 18, 16, 3, 15, 0, time.UTC), "b")
+	if m, err := s.Find(a); err != nil || m.SessionID != a {
+		t.Errorf("exact: %v %v", m, err)
+	}
+	if m, err := s.Find("160315"); err != nil || m.SessionID != b {
+		t.Errorf("partial: %v %v", m, err)
+	}
+	var amb *AmbiguousError
+	if _, err := s.Find("20260118"); !errors.As(err, &amb) || len(amb.Candidates) != 2 {
+		t.Errorf("ambiguous: %v", err)
+	}
+	var nf *NotFoundError
+	if _, err := s.Find("999999"); !errors.As(err, &nf) || err.Error() != "Session '999999' not found" {
+		t.Errorf("not found: %v", err)
+	}
+	for _, bad := range []string{"../../etc/passwd", "a\x00b", "2026\n", "/etc", "", "ABC", strings.Repeat("1", 40)} {
+		var inv *InvalidIDError
+		if _, err := s.Find(bad); !errors.As(err, &inv) {
+			t.Errorf("Find(%q) = %v, want InvalidIDError", bad, err)
+		}
+		if _, err := s.ReadEvents(bad, nil); !errors.As(err, &inv) {
+			t.Errorf("ReadEvents(%q) = %v, want InvalidIDError", bad, err)
+		}
+	}
+}
+
+func TestParseSince(t *testing.T) {
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	cases := map[string]time.Time{
+		"7d": now.AddDate(0, 0, -7), "2w": now.AddDate(0, 0, -14), "1m": now.AddDate(0, 0, -30), "12h": now.Add(-12 * time.Hour),
+		"2026-01-02": time.Date(2026, 1, 2, 0, 0, 0, 0, time.Local),
+	}
+	for in, want := range cases {
+		got, err := ParseSince(in, now)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("ParseSince(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"invalid", "7", "d7", "2026-13-01", "-3d", ""} {
+		_, err := ParseSince(bad, now)
+		var de *DateError
+		if !errors.As(err, &de) {
+			t.Errorf("ParseSince(%q) error %v", bad, err)
+		}
+	}
+}
+
+func TestStatsAndClean(t *testing.T) {
+	s, _ := newStore(t)
+	old := record(t, s, time.Now().AddDate(0, 0, -40), "old", 0, 0, 2)
+	record(t, s, time.Now(), "new", 0, 1)
+	// make the old one's file look old too
+	past := time.Now().AddDate(0, 0, -40)
+	os.Chtimes(s.EventsPath(old), past, past)
+	all, _ := s.Sessions()
+	st, err := s.Stats(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Commands != 5 || st.ExitCodes.Success != 3 || st.ExitCodes.Error != 1 || st.ExitCodes.Other != 1 ||
+		st.Frequency[0].Command != "cmd 0" || st.Frequency[0].Count != 3 || st.Longest.DurationMS != 300 {
+		t.Errorf("stats %+v", st)
+	}
+	plan, err := s.PlanClean(time.Now().AddDate(0, 0, -30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Sessions) != 1 || plan.Sessions[0].SessionID != old || plan.Bytes == 0 {
+		t.Fatalf("plan %+v", plan)
+	}
+	n, freed, err := s.Clean(plan)
+	if err != nil || n != 1 || freed != plan.Bytes {
+		t.Fatalf("clean %d %d %v", n, freed, err)
+	}
+	all, _ = s.Sessions()
+	if len(all) != 1 {
+		t.Errorf("%d sessions after clean", len(all))
+	}
+	if _, err := os.Stat(s.MetaPath(old)); !errors.Is(err, os.ErrNotExist) {
+		t.Error("meta file left")
+	}
+}
+
+func BenchmarkIndexRebuild10000(b *testing.B) {
+	s, _ := newStore(b)
+	s.NoSync = true
+	at := time.Now()
+	for i := 0; i < 10000; i++ {
+		w, err := s.openWriterForBench(at)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := 0
+		w.Append(transcript.New(w.ID(), at, &transcript.SessionStart{Agent: "a"}),
+			transcript.New(w.ID(), at, &transcript.ChatTurn{Role: "user", Text: "hello"}),
+			transcript.New(w.ID(), at, &transcript.BashRun{Command: "ls", ExitCode: &c}),
+			transcript.New(w.ID(), at, &transcript.SessionEnd{Status: "complete"}))
+		w.release()
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		os.Remove(s.IndexPath())
+		if ix, err := s.Rebuild(); err != nil || ix.TotalSessions != 10000 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// openWriterForBench creates a session without writing its meta and index,
+// so a benchmark can lay out many sessions quickly.
+func (s *Store) openWriterForBench(at time.Time) (*Writer, error) {
+	if err := s.ensureDirs(); err != nil {
+		return nil, err
+	}
+	return s.openWriter(NewID(at))
+}

@@ -1,0 +1,96 @@
+package session
+
+import (
+	"context"
+	"time"
+
+	"github.com/cuff-dev/cuff/transcript"
+)
+
+// Info is what a session list shows of one session, whatever its source.
+type Info struct {
+	ID               string
+	Source           string // "cuff", "claude", "codex", ...
+	Title            string
+	Agent            string
+	WorkingDirectory string
+	Started          time.Time
+	Updated          time.Time
+	Duration         time.Duration
+	Events           int64
+	Turns            int64
+	ToolCalls        int64
+	Commands         int64
+	Failures         int64
+	Status           string
+	Live             bool
+	Path             string
+	SizeBytes        int64
+}
+
+// Source is a place sessions come from: the native store, or an agent's own
+// transcript folder. The TUI lists and reads sessions only through it, so a
+// new source appears without changes there.
+type Source interface {
+	// Name identifies the source, e.g. "cuff".
+	Name() string
+	// List returns the source's sessions, newest first.
+	List(ctx context.Context) ([]Info, error)
+	// Read streams the events of session id to fn.
+	Read(ctx context.Context, id string, fn func(*transcript.Event) error) error
+	// Follow streams the events of session id, then each one appended,
+	// until ctx is done or the session's file goes away.
+	Follow(ctx context.Context, id string, fn func(FollowItem)) error
+}
+
+// NativeSourceName is the Name of the store's own Source.
+const NativeSourceName = "cuff"
+
+// Source returns the store as a Source.
+func (s *Store) Source() Source { return nativeSource{s} }
+
+type nativeSource struct{ s *Store }
+
+var _ Source = nativeSource{}
+
+func (n nativeSource) Name() string { return NativeSourceName }
+
+func (n nativeSource) List(ctx context.Context) ([]Info, error) {
+	all, err := n.s.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Info, len(all))
+	for i, m := range all {
+		out[i] = n.s.InfoOf(m)
+	}
+	return out, nil
+}
+
+// InfoOf turns a session's meta into list information.
+func (s *Store) InfoOf(m *Meta) Info {
+	return Info{
+		ID: m.SessionID, Source: NativeSourceName, Title: m.Title, Agent: m.Agent,
+		WorkingDirectory: m.WorkingDirectory, Started: m.CreatedAt, Updated: m.LastUpdated,
+		Duration: m.Duration(), Events: m.EntryCount, Turns: m.Turns, ToolCalls: m.ToolCalls,
+		Commands: m.Commands, Failures: m.Failures(), Status: m.Status, Live: m.Live,
+		Path: s.EventsPath(m.SessionID), SizeBytes: m.FileSizeBytes,
+	}
+}
+
+func (n nativeSource) Read(ctx context.Context, id string, fn func(*transcript.Event) error) error {
+	_, err := n.s.ReadEvents(id, func(ev *transcript.Event) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fn(ev)
+	})
+	return err
+}
+
+func (n nativeSource) Follow(ctx context.Context, id string, fn func(FollowItem)) error {
+	if !ValidID(id) {
+		return &InvalidIDError{ID: id}
+	}
+	return Follow(ctx, n.s.EventsPath(id), FollowOptions{}, fn)
+}

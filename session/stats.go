@@ -1,0 +1,226 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/cuff-dev/cuff/transcript"
+)
+
+// ReadEvents streams the events of session id to fn in file order. Malformed
+// lines are skipped and counted in the returned stats; an error from fn
+// stops the reading and is returned.
+func (s *Store) ReadEvents(id string, fn func(*transcript.Event) error) (transcript.ReadStats, error) {
+	if !ValidID(id) {
+		return transcript.ReadStats{}, &InvalidIDError{ID: id}
+	}
+	f, err := os.Open(s.EventsPath(id))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return transcript.ReadStats{}, &NotFoundError{ID: id}
+		}
+		return transcript.ReadStats{}, fmt.Errorf("open session %s: %w", id, err)
+	}
+	defer f.Close()
+	return ReadAll(f, fn)
+}
+
+// ReadAll streams every valid event of r to fn, skipping malformed lines.
+func ReadAll(r io.Reader, fn func(*transcript.Event) error) (transcript.ReadStats, error) {
+	rd := transcript.NewReader(r)
+	for {
+		ev, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return rd.Stats(), nil
+		}
+		var le *transcript.LineError
+		if errors.As(err, &le) {
+			continue
+		}
+		if err != nil {
+			return rd.Stats(), err
+		}
+		if err := fn(ev); err != nil {
+			return rd.Stats(), err
+		}
+	}
+}
+
+// CommandCount is how often one command ran.
+type CommandCount struct {
+	Command string `json:"command"`
+	Count   int64  `json:"count"`
+}
+
+// CommandStats aggregates the bash runs of one or more sessions.
+type CommandStats struct {
+	Sessions        int            `json:"sessions"`
+	Commands        int64          `json:"total_commands"`
+	Succeeded       int64          `json:"succeeded"`
+	Failed          int64          `json:"failed"`
+	TimedOut        int64          `json:"timed_out"`
+	TotalDurationMS int64          `json:"total_duration_ms"`
+	AverageMS       int64          `json:"average_duration_ms"`
+	Longest         *CommandTime   `json:"longest_command,omitempty"`
+	Frequency       []CommandCount `json:"command_frequency"`
+	ExitCodes       ExitCodeCounts `json:"exit_codes"`
+}
+
+// CommandTime names a command and how long it ran.
+type CommandTime struct {
+	Command    string `json:"command"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+// ExitCodeCounts buckets exit codes the way the stats report shows them.
+type ExitCodeCounts struct {
+	Success int64 `json:"success"`
+	Error   int64 `json:"error"`
+	Other   int64 `json:"other"`
+	None    int64 `json:"none"`
+}
+
+// Add folds one bash run into the statistics.
+func (c *CommandStats) Add(b *transcript.BashRun, counts map[string]int64) {
+	c.Commands++
+	c.TotalDurationMS += b.DurationMS
+	switch {
+	case b.TimedOut:
+		c.TimedOut++
+	case b.Failed():
+		c.Failed++
+	default:
+		c.Succeeded++
+	}
+	switch {
+	case b.ExitCode == nil:
+		c.ExitCodes.None++
+	case *b.ExitCode == 0:
+		c.ExitCodes.Success++
+	case *b.ExitCode == 1:
+		c.ExitCodes.Error++
+	default:
+		c.ExitCodes.Other++
+	}
+	if c.Longest == nil || b.DurationMS > c.Longest.DurationMS {
+		c.Longest = &CommandTime{Command: b.Command, DurationMS: b.DurationMS}
+	}
+	counts[b.Command]++
+}
+
+// finish computes averages and the frequency table from counts.
+func (c *CommandStats) finish(counts map[string]int64) {
+	if c.Commands > 0 {
+		c.AverageMS = c.TotalDurationMS / c.Commands
+	}
+	c.Frequency = make([]CommandCount, 0, len(counts))
+	for cmd, n := range counts {
+		c.Frequency = append(c.Frequency, CommandCount{Command: cmd, Count: n})
+	}
+	sort.Slice(c.Frequency, func(i, j int) bool {
+		if c.Frequency[i].Count != c.Frequency[j].Count {
+			return c.Frequency[i].Count > c.Frequency[j].Count
+		}
+		return c.Frequency[i].Command < c.Frequency[j].Command
+	})
+}
+
+// Stats aggregates the commands of the given sessions.
+func (s *Store) Stats(sessions []*Meta) (*CommandStats, error) {
+	st := &CommandStats{Sessions: len(sessions)}
+	counts := map[string]int64{}
+	for _, m := range sessions {
+		_, err := s.ReadEvents(m.SessionID, func(ev *transcript.Event) error {
+			if b, ok := ev.Body.(*transcript.BashRun); ok {
+				st.Add(b, counts)
+			}
+			return nil
+		})
+		var nf *NotFoundError
+		if err != nil && !errors.As(err, &nf) { // a session cleaned meanwhile is skipped
+			return nil, err
+		}
+	}
+	st.finish(counts)
+	return st, nil
+}
+
+// CleanPlan is what a clean would remove.
+type CleanPlan struct {
+	Cutoff   time.Time
+	Sessions []*Meta
+	Bytes    int64
+	LiveKept int // live sessions old enough but kept
+}
+
+// PlanClean lists the sessions last updated before cutoff; live sessions are
+// never removed.
+func (s *Store) PlanClean(cutoff time.Time) (*CleanPlan, error) {
+	all, err := s.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	plan := &CleanPlan{Cutoff: cutoff}
+	for _, m := range all {
+		if !m.LastUpdated.Before(cutoff) {
+			continue
+		}
+		if m.Live {
+			plan.LiveKept++
+			continue
+		}
+		plan.Sessions = append(plan.Sessions, m)
+		plan.Bytes += m.FileSizeBytes + metaSize(s.MetaPath(m.SessionID))
+	}
+	return plan, nil
+}
+
+func metaSize(path string) int64 {
+	if fi, err := os.Stat(path); err == nil {
+		return fi.Size()
+	}
+	return 0
+}
+
+// PermissionError is a store the user may not change.
+type PermissionError struct {
+	Dir string
+	Err error
+}
+
+func (e *PermissionError) Error() string { return fmt.Sprintf("Cannot delete recordings in %s", e.Dir) }
+
+// Hint tells the user the way out.
+func (e *PermissionError) Hint() string {
+	return "Permission denied. Try running with appropriate permissions."
+}
+
+func (e *PermissionError) Unwrap() error { return e.Err }
+
+// Clean removes the sessions of plan and drops them from the index. It
+// returns how many sessions and bytes went.
+func (s *Store) Clean(plan *CleanPlan) (removed int, freed int64, err error) {
+	for _, m := range plan.Sessions {
+		size := m.FileSizeBytes + metaSize(s.MetaPath(m.SessionID))
+		if err := os.Remove(s.EventsPath(m.SessionID)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if errors.Is(err, os.ErrPermission) {
+				return removed, freed, &PermissionError{Dir: s.SessionsDir(), Err: err}
+			}
+			return removed, freed, fmt.Errorf("remove session %s: %w", m.SessionID, err)
+		}
+		_ = os.Remove(s.MetaPath(m.SessionID))
+		_ = os.Remove(s.leasePath(m.SessionID))
+		removed++
+		freed += size
+	}
+	if removed > 0 {
+		if _, err := s.Sessions(); err != nil { // drops the removed entries from the index
+			return removed, freed, err
+		}
+	}
+	return removed, freed, nil
+}

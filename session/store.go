@@ -1,0 +1,137 @@
+// Package session keeps recorded sessions: the store layout, session ids,
+// meta and index files, listing, partial-id lookup, statistics, retention
+// and live follow. The Source interface lets the TUI list and read the
+// native store and foreign transcript folders alike.
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// DirName is the name of a project's store directory.
+const DirName = ".cuff"
+
+// DirMode is the permission of every directory cuff creates.
+const DirMode = 0o700
+
+// Store is one project's recordings: <Dir>/recordings/index.json and
+// <Dir>/recordings/sessions/<id>.jsonl with <id>.meta.json beside each.
+type Store struct {
+	// Dir is the .cuff directory.
+	Dir string
+	// Recordings is the recordings directory, Dir/recordings unless the
+	// settings name another.
+	Recordings string
+	// Redact rewrites every line before it is written (secret redaction).
+	Redact func(line []byte) ([]byte, error)
+	// Warn receives problems that were repaired on the way, such as a
+	// rebuilt index. Nil discards them.
+	Warn func(msg string)
+	// NoSync skips fsync on appends; for tests and benchmarks only.
+	NoSync bool
+}
+
+// Open returns the store in the .cuff directory dir. Nothing is created
+// until the first write.
+func Open(dir string) *Store {
+	return &Store{Dir: dir, Recordings: filepath.Join(dir, "recordings")}
+}
+
+// SessionsDir is where session files live.
+func (s *Store) SessionsDir() string { return filepath.Join(s.Recordings, "sessions") }
+
+// IndexPath is the quick-lookup index file.
+func (s *Store) IndexPath() string { return filepath.Join(s.Recordings, "index.json") }
+
+// EventsPath is the JSONL file of session id. id must be valid.
+func (s *Store) EventsPath(id string) string { return filepath.Join(s.SessionsDir(), id+".jsonl") }
+
+// MetaPath is the meta file of session id. id must be valid.
+func (s *Store) MetaPath(id string) string { return filepath.Join(s.SessionsDir(), id+".meta.json") }
+
+func (s *Store) leasePath(id string) string { return filepath.Join(s.SessionsDir(), id+".lock") }
+
+func (s *Store) warn(format string, args ...any) {
+	if s.Warn != nil {
+		s.Warn(fmt.Sprintf(format, args...))
+	}
+}
+
+// ensureDirs creates the store's directories (0700), tightening looser
+// ones that already exist.
+func (s *Store) ensureDirs() error {
+	for _, d := range []string{s.Dir, s.Recordings, s.SessionsDir()} {
+		if err := ensureDir(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func ensureDir(d string) error {
+	fi, err := os.Stat(d)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(d, DirMode); err != nil {
+			return fmt.Errorf("create %s: %w", d, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", d, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", d)
+	}
+	if fi.Mode().Perm()&^DirMode != 0 {
+		if err := os.Chmod(d, DirMode); err != nil {
+			return fmt.Errorf("tighten permissions of %s: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// Locate finds the project's .cuff directory. An explicit dir (from --dir
+// or CUFF_DIR) names the .cuff directory itself, or a folder holding one.
+// Otherwise it walks up from cwd to the first .cuff directory, else uses
+// the git root's .cuff, else cwd's .cuff (created on first write).
+func Locate(explicit, cwd string) (string, error) {
+	if explicit != "" {
+		abs, err := filepath.Abs(explicit)
+		if err != nil {
+			return "", fmt.Errorf("resolve %s: %w", explicit, err)
+		}
+		if filepath.Base(abs) != DirName && isDir(filepath.Join(abs, DirName)) {
+			return filepath.Join(abs, DirName), nil
+		}
+		if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
+			return "", fmt.Errorf("--dir %s is a file, not a directory: name the .cuff directory or the folder that holds it", explicit)
+		}
+		return abs, nil
+	}
+	for d := cwd; ; d = filepath.Dir(d) {
+		if isDir(filepath.Join(d, DirName)) {
+			return filepath.Join(d, DirName), nil
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	for d := cwd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return filepath.Join(d, DirName), nil
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return filepath.Join(cwd, DirName), nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}

@@ -1,0 +1,140 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/cuff-dev/cuff/transcript"
+	"golang.org/x/sys/unix"
+)
+
+// Writer appends events to one session. It holds the session's lease while
+// open, so the session shows as live; any number of writers (in any number
+// of processes) may append to one session at once.
+type Writer struct {
+	store *Store
+	id    string
+	app   *transcript.Appender
+	lease *os.File
+	meta  Meta
+}
+
+// Create starts a new session with the given start event body and returns
+// its writer. The session_start event, the meta file and the index entry are
+// written before Create returns.
+func (s *Store) Create(start *transcript.SessionStart, now time.Time) (*Writer, error) {
+	if err := s.ensureDirs(); err != nil {
+		return nil, err
+	}
+	id := NewID(now)
+	w, err := s.openWriter(id)
+	if err != nil {
+		return nil, err
+	}
+	ev := transcript.New(id, now, start)
+	if err := w.Append(ev); err != nil {
+		w.release()
+		return nil, err
+	}
+	if err := w.refresh(); err != nil {
+		w.release()
+		return nil, err
+	}
+	return w, nil
+}
+
+// Resume opens an existing session for appending, e.g. from a hook process
+// that records one event and exits.
+func (s *Store) Resume(id string) (*Writer, error) {
+	if !ValidID(id) {
+		return nil, &InvalidIDError{ID: id}
+	}
+	if _, err := os.Stat(s.EventsPath(id)); err != nil {
+		return nil, &NotFoundError{ID: id}
+	}
+	return s.openWriter(id)
+}
+
+func (s *Store) openWriter(id string) (*Writer, error) {
+	lease, err := os.OpenFile(s.leasePath(id), os.O_RDWR|os.O_CREATE, transcript.FileMode)
+	if err != nil {
+		return nil, fmt.Errorf("open lease of session %s: %w", id, err)
+	}
+	if err := unix.Flock(int(lease.Fd()), unix.LOCK_SH); err != nil {
+		lease.Close()
+		return nil, fmt.Errorf("take lease of session %s: %w", id, err)
+	}
+	app, err := transcript.OpenAppender(s.EventsPath(id), id, transcript.AppendOptions{Redact: s.Redact, NoSync: s.NoSync})
+	if err != nil {
+		lease.Close()
+		return nil, err
+	}
+	return &Writer{store: s, id: id, app: app, lease: lease, meta: Meta{SessionID: id}}, nil
+}
+
+// ID is the session's id.
+func (w *Writer) ID() string { return w.id }
+
+// Path is the session's JSONL file.
+func (w *Writer) Path() string { return w.app.Path() }
+
+// Append writes events durably (one write, then fsync).
+func (w *Writer) Append(events ...*transcript.Event) error {
+	for _, ev := range events {
+		ev.SessionID = w.id
+	}
+	return w.app.Append(events...)
+}
+
+// refresh brings the meta file and index entry up to date with the file.
+func (w *Writer) refresh() error {
+	if err := summarize(w.app.Path(), &w.meta); err != nil {
+		return fmt.Errorf("summarise session %s: %w", w.id, err)
+	}
+	if err := writeJSONAtomic(w.store.MetaPath(w.id), &w.meta); err != nil {
+		return err
+	}
+	return w.store.updateIndexEntry(&w.meta)
+}
+
+// Close ends the session: a session_end event with the given status and the
+// session's counts, then the meta file and the index entry.
+func (w *Writer) Close(status string) error {
+	defer w.release()
+	if err := summarize(w.app.Path(), &w.meta); err != nil {
+		return fmt.Errorf("summarise session %s: %w", w.id, err)
+	}
+	m := &w.meta
+	counts := &transcript.Counts{Events: m.EntryCount + 1, Turns: m.Turns, ToolCalls: m.ToolCalls,
+		Commands: m.Commands, Failures: m.CommandsFailed, TimedOut: m.CommandsTimedOut, Approvals: m.Approvals}
+	end := transcript.New(w.id, time.Now(), &transcript.SessionEnd{Status: status, Counts: counts})
+	if err := w.Append(end); err != nil {
+		return err
+	}
+	return w.refresh()
+}
+
+// Detach releases the writer without ending the session, for processes that
+// append to a session another process owns.
+func (w *Writer) Detach() error {
+	w.release()
+	return nil
+}
+
+func (w *Writer) release() {
+	_ = w.app.Close()
+	if w.lease == nil {
+		return
+	}
+	_ = unix.Flock(int(w.lease.Fd()), unix.LOCK_UN)
+	// Remove the lease file when no other writer holds it.
+	if err := unix.Flock(int(w.lease.Fd()), unix.LOCK_EX|unix.LOCK_NB); err == nil {
+		_ = os.Remove(w.store.leasePath(w.id))
+	} else if !errors.Is(err, unix.EWOULDBLOCK) {
+		w.store.warn("session %s: lease: %v", w.id, err)
+	}
+	_ = w.lease.Close()
+	w.lease = nil
+}
