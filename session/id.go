@@ -37,7 +37,9 @@ func (e *InvalidIDError) Error() string {
 }
 
 // Hint tells the user the way out.
-func (e *InvalidIDError) Hint() string { return "Use 'cuff record list' to see available sessions" }
+func (e *InvalidIDError) Hint() string {
+	return "Hint: Use 'cuff record list' to see available sessions"
+}
 
 // checkPartial rejects anything that is not a plausible part of an id
 // before it is compared with, let alone joined to, any path.
@@ -54,7 +56,9 @@ type NotFoundError struct{ ID string }
 func (e *NotFoundError) Error() string { return fmt.Sprintf("Session '%s' not found", e.ID) }
 
 // Hint tells the user the way out.
-func (e *NotFoundError) Hint() string { return "Use 'cuff record list' to see available sessions" }
+func (e *NotFoundError) Hint() string {
+	return "Hint: Use 'cuff record list' to see available sessions"
+}
 
 // AmbiguousError is a partial id that matches more than one session.
 type AmbiguousError struct {
@@ -68,4 +72,4 @@ func (e *AmbiguousError) Error() string {
 }
 
 // Hint tells the user the way out.
-func (e *AmbiguousError) Hint() string { return "Give more of the id" }
+func (e *AmbiguousError) Hint() string { return "Hint: Give more of the id" }

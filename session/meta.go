@@ -138,7 +138,8 @@ func titleOf(text string) string {
 }
 
 // summarize brings m up to date with the session file at path, reading only
-// what was appended since m.SummarizedUpTo (a file that shrank is read anew).
+// what was appended since m.SummarizedUpTo (a file that shrank, or changed
+// without growing, is read anew).
 func summarize(path string, m *Meta) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -149,7 +150,8 @@ func summarize(path string, m *Meta) error {
 	if err != nil {
 		return fmt.Errorf("stat %s: %w", path, err)
 	}
-	if fi.Size() < m.SummarizedUpTo || m.SummarizedUpTo < 0 {
+	rewritten := fi.Size() == m.FileSizeBytes && fi.ModTime().UnixNano() != m.FileModTime
+	if fi.Size() < m.SummarizedUpTo || m.SummarizedUpTo < 0 || rewritten {
 		*m = Meta{SessionID: m.SessionID}
 	}
 	if _, err := f.Seek(m.SummarizedUpTo, io.SeekStart); err != nil {

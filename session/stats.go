@@ -52,40 +52,45 @@ func ReadAll(r io.Reader, fn func(*transcript.Event) error) (transcript.ReadStat
 
 // CommandCount is how often one command ran.
 type CommandCount struct {
-	Command string `json:"command"`
-	Count   int64  `json:"count"`
+	Command string `json:"command" yaml:"command"`
+	Count   int64  `json:"count" yaml:"count"`
 }
 
 // CommandStats aggregates the bash runs of one or more sessions.
 type CommandStats struct {
-	Sessions        int            `json:"sessions"`
-	Commands        int64          `json:"total_commands"`
-	Succeeded       int64          `json:"succeeded"`
-	Failed          int64          `json:"failed"`
-	TimedOut        int64          `json:"timed_out"`
-	TotalDurationMS int64          `json:"total_duration_ms"`
-	AverageMS       int64          `json:"average_duration_ms"`
-	Longest         *CommandTime   `json:"longest_command,omitempty"`
-	Frequency       []CommandCount `json:"command_frequency"`
-	ExitCodes       ExitCodeCounts `json:"exit_codes"`
+	Sessions        int            `json:"sessions" yaml:"sessions"`
+	Commands        int64          `json:"total_commands" yaml:"total_commands"`
+	Succeeded       int64          `json:"succeeded" yaml:"succeeded"`
+	Failed          int64          `json:"failed" yaml:"failed"`
+	TimedOut        int64          `json:"timed_out" yaml:"timed_out"`
+	TotalDurationMS int64          `json:"total_duration_ms" yaml:"total_duration_ms"`
+	AverageMS       int64          `json:"average_duration_ms" yaml:"average_duration_ms"`
+	Longest         *CommandTime   `json:"longest_command,omitempty" yaml:"longest_command,omitempty"`
+	Frequency       []CommandCount `json:"command_frequency" yaml:"command_frequency"`
+	ExitCodes       ExitCodeCounts `json:"exit_codes" yaml:"exit_codes"`
+
+	counts map[string]int64
 }
 
 // CommandTime names a command and how long it ran.
 type CommandTime struct {
-	Command    string `json:"command"`
-	DurationMS int64  `json:"duration_ms"`
+	Command    string `json:"command" yaml:"command"`
+	DurationMS int64  `json:"duration_ms" yaml:"duration_ms"`
 }
 
 // ExitCodeCounts buckets exit codes the way the stats report shows them.
 type ExitCodeCounts struct {
-	Success int64 `json:"success"`
-	Error   int64 `json:"error"`
-	Other   int64 `json:"other"`
-	None    int64 `json:"none"`
+	Success int64 `json:"success" yaml:"success"`
+	Error   int64 `json:"error" yaml:"error"`
+	Other   int64 `json:"other" yaml:"other"`
+	None    int64 `json:"none" yaml:"none"`
 }
 
 // Add folds one bash run into the statistics.
-func (c *CommandStats) Add(b *transcript.BashRun, counts map[string]int64) {
+func (c *CommandStats) Add(b *transcript.BashRun) {
+	if c.counts == nil {
+		c.counts = map[string]int64{}
+	}
 	c.Commands++
 	c.TotalDurationMS += b.DurationMS
 	switch {
@@ -109,16 +114,16 @@ func (c *CommandStats) Add(b *transcript.BashRun, counts map[string]int64) {
 	if c.Longest == nil || b.DurationMS > c.Longest.DurationMS {
 		c.Longest = &CommandTime{Command: b.Command, DurationMS: b.DurationMS}
 	}
-	counts[b.Command]++
+	c.counts[b.Command]++
 }
 
-// finish computes averages and the frequency table from counts.
-func (c *CommandStats) finish(counts map[string]int64) {
+// Finish computes the average and the frequency table once every run is added.
+func (c *CommandStats) Finish() {
 	if c.Commands > 0 {
 		c.AverageMS = c.TotalDurationMS / c.Commands
 	}
-	c.Frequency = make([]CommandCount, 0, len(counts))
-	for cmd, n := range counts {
+	c.Frequency = make([]CommandCount, 0, len(c.counts))
+	for cmd, n := range c.counts {
 		c.Frequency = append(c.Frequency, CommandCount{Command: cmd, Count: n})
 	}
 	sort.Slice(c.Frequency, func(i, j int) bool {
@@ -132,11 +137,10 @@ func (c *CommandStats) finish(counts map[string]int64) {
 // Stats aggregates the commands of the given sessions.
 func (s *Store) Stats(sessions []*Meta) (*CommandStats, error) {
 	st := &CommandStats{Sessions: len(sessions)}
-	counts := map[string]int64{}
 	for _, m := range sessions {
 		_, err := s.ReadEvents(m.SessionID, func(ev *transcript.Event) error {
 			if b, ok := ev.Body.(*transcript.BashRun); ok {
-				st.Add(b, counts)
+				st.Add(b)
 			}
 			return nil
 		})
@@ -145,7 +149,7 @@ func (s *Store) Stats(sessions []*Meta) (*CommandStats, error) {
 			return nil, err
 		}
 	}
-	st.finish(counts)
+	st.Finish()
 	return st, nil
 }
 

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cuffBin is the binary built once for the end-to-end tests.
+var cuffBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cuff-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cuffBin = filepath.Join(dir, "cuff")
+	build := exec.Command("go", "build", "-o", cuffBin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build cuff:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is what one run of the binary printed.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// cuff runs the built binary in dir with the given stdin (may be empty).
+func cuff(t *testing.T, dir, stdin string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(cuffBin, args...)
+	cmd.Dir = dir
+	home := t.TempDir()
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".state"), "TZ=UTC", "NO_COLOR=1", "CUFF_DIR=")
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run cuff %v: %v", args, err)
+	}
+	return result{out.String(), errOut.String(), code}
+}
+
+func TestVersion(t *testing.T) {
+	r := cuff(t, t.TempDir(), "", "version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "cuff ") {
+		t.Errorf("version: %+v", r)
+	}
+	r = cuff(t, t.TempDir(), "", "version", "--format", "yaml")
+	if r.code != exitUsage || !strings.Contains(r.stderr, `unknown format "yaml"`) {
+		t.Errorf("bad format: %+v", r)
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	r := cuff(t, t.TempDir(), "", "completion", "bash")
+	if r.code != 0 || !strings.Contains(r.stdout, "__start_cuff") {
+		t.Errorf("completion: code %d, %d bytes", r.code, len(r.stdout))
+	}
+}

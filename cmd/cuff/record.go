@@ -1,0 +1,406 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cuff-dev/cuff/export"
+	"github.com/cuff-dev/cuff/report"
+	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/transcript"
+	"github.com/spf13/cobra"
+)
+
+// defaultListLimit is how many sessions `record list` shows unless told.
+const defaultListLimit = 20
+
+// defaultRetentionDays is how old a session must be before `record clean`
+// removes it, unless told otherwise.
+const defaultRetentionDays = 30
+
+// noRecordingsMessage is printed when a store has nothing to report on.
+const noRecordingsMessage = `No recordings found.
+
+Recordings are created when cuff records a session: run a command with
+'cuff exec -- CMD', install the agent hook with 'cuff hook install claude',
+or try 'cuff demo'.
+`
+
+func (a *app) recordCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "record",
+		Short: "List, show, summarise, clean and export recorded sessions",
+	}
+	cmd.AddCommand(a.recordListCommand(), a.recordShowCommand(), a.recordStatsCommand(),
+		a.recordCleanCommand(), a.recordExportCommand())
+	return cmd
+}
+
+// sessionsSince lists the store's sessions started since the given value
+// (empty: all), with a limit (0: none).
+func (a *app) sessionsSince(since string, limit int) (*session.Store, []*session.Meta, error) {
+	f := session.Filter{Limit: limit}
+	if since != "" {
+		t, err := session.ParseSince(since, time.Now())
+		if err != nil {
+			return nil, nil, err
+		}
+		f.Since = t
+	}
+	s, err := a.openStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := s.Sessions()
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, f.Apply(all), nil
+}
+
+func (a *app) recordListCommand() *cobra.Command {
+	var since, format string
+	var limit int
+	var verbose bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List recorded sessions, newest first",
+		Example: `  cuff record list
+  cuff record list --since 7d --limit 50
+  cuff record list --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFormat(format, "table", "json", "csv"); err != nil {
+				return err
+			}
+			if limit < 0 {
+				return &usageError{msg: fmt.Sprintf("--limit %d is negative", limit), hint: "Hint: Use 0 for no limit"}
+			}
+			_, sessions, err := a.sessionsSince(since, limit)
+			if err != nil {
+				return err
+			}
+			switch format {
+			case "json":
+				return report.JSON(a.stdout, report.Rows(sessions))
+			case "csv":
+				return report.SessionCSV(a.stdout, sessions)
+			}
+			if len(sessions) == 0 {
+				fmt.Fprint(a.stderr, noRecordingsMessage)
+				return nil
+			}
+			report.SessionTable(a.stdout, report.DefaultStyles(), sessions, verbose)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&since, "since", "", "show sessions since a date (YYYY-MM-DD) or age (7d, 2w, 1m)")
+	cmd.Flags().IntVar(&limit, "limit", defaultListLimit, "maximum sessions to show (0: all)")
+	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json, csv")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "show agent, turns, failures, size and title")
+	return cmd
+}
+
+func (a *app) recordShowCommand() *cobra.Command {
+	var entries, output bool
+	var format string
+	cmd := &cobra.Command{
+		Use:   "show SESSION_ID",
+		Short: "Show one session: summary, counts, top commands and, with --entries, every command",
+		Example: `  cuff record show 20260118_143052_a7b3c9d2-e4f5
+  cuff record show 143052 --entries
+  cuff record show 143052 --entries --output`,
+		Args: exactArgs(1, "SESSION_ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format, "table", "json", "yaml"); err != nil {
+				return err
+			}
+			if output && !entries {
+				return &usageError{msg: "--output needs --entries", hint: "Hint: Use 'cuff record show ID --entries --output'"}
+			}
+			s, err := a.openStore()
+			if err != nil {
+				return err
+			}
+			m, err := s.Find(args[0])
+			if err != nil {
+				return err
+			}
+			d := &report.Detail{Session: report.Row(m), Stats: &session.CommandStats{Sessions: 1}}
+			_, err = s.ReadEvents(m.SessionID, func(ev *transcript.Event) error {
+				if b, ok := ev.Body.(*transcript.BashRun); ok {
+					d.Stats.Add(b)
+					if entries {
+						d.Entries = append(d.Entries, report.EntryOf(ev, b, output))
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			d.Stats.Finish()
+			switch format {
+			case "json":
+				return report.JSON(a.stdout, d)
+			case "yaml":
+				return report.YAML(a.stdout, d)
+			}
+			report.SessionDetail(a.stdout, report.DefaultStyles(), d)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&entries, "entries", false, "list every command of the session")
+	cmd.Flags().BoolVar(&output, "output", false, "with --entries: show each command's output")
+	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json, yaml")
+	return cmd
+}
+
+func (a *app) recordStatsCommand() *cobra.Command {
+	var since, format string
+	cmd := &cobra.Command{
+		Use:   "stats",
+		Short: "Statistics across sessions: command frequency, exit codes, durations",
+		Example: `  cuff record stats
+  cuff record stats --since 30d`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFormat(format, "table", "json"); err != nil {
+				return err
+			}
+			s, sessions, err := a.sessionsSince(since, 0)
+			if err != nil {
+				return err
+			}
+			st, err := s.Stats(sessions)
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				return report.JSON(a.stdout, st)
+			}
+			if len(sessions) == 0 {
+				fmt.Fprint(a.stderr, noRecordingsMessage)
+				return nil
+			}
+			period := "all time"
+			if since != "" {
+				period = "since " + since
+				if _, err := session.ParseAge(since); err == nil {
+					period = "last " + describeAge(since)
+				}
+			}
+			report.Stats(a.stdout, report.DefaultStyles(), st, period)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&since, "since", "", "analyse sessions since a date (YYYY-MM-DD) or age (7d, 2w, 1m)")
+	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json")
+	return cmd
+}
+
+// describeAge spells out an age such as 30d as "30 days".
+func describeAge(s string) string {
+	unit := map[byte]string{'h': "hour", 'd': "day", 'w': "week", 'm': "month", 'y': "year"}[s[len(s)-1]]
+	n := strings.TrimRight(s, "hdwmy")
+	if n != "1" {
+		unit += "s"
+	}
+	return n + " " + unit
+}
+
+func (a *app) recordCleanCommand() *cobra.Command {
+	var olderThan string
+	var dryRun, force bool
+	cmd := &cobra.Command{
+		Use:   "clean",
+		Short: "Delete sessions older than the retention period",
+		Example: `  cuff record clean --dry-run
+  cuff record clean --older-than 90d
+  cuff record clean --force`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			age := time.Duration(defaultRetentionDays) * 24 * time.Hour
+			if olderThan != "" {
+				d, err := session.ParseAge(olderThan)
+				if err != nil {
+					return err
+				}
+				age = d
+			}
+			s, err := a.openStore()
+			if err != nil {
+				return err
+			}
+			plan, err := s.PlanClean(time.Now().Add(-age))
+			if err != nil {
+				return err
+			}
+			if len(plan.Sessions) == 0 {
+				fmt.Fprintf(a.stdout, "Nothing to clean: no session is older than %s.\n", report.Age(age))
+				return nil
+			}
+			fmt.Fprintf(a.stdout, "%d sessions older than %s (%s):\n", len(plan.Sessions),
+				plan.Cutoff.Local().Format(report.TimeLayout), report.Bytes(plan.Bytes))
+			for _, m := range plan.Sessions {
+				fmt.Fprintf(a.stdout, "  %s  %s  %s\n", m.SessionID, m.LastUpdated.Local().Format(report.TimeLayout),
+					report.Bytes(m.FileSizeBytes))
+			}
+			if plan.LiveKept > 0 {
+				fmt.Fprintf(a.stdout, "(%d live sessions are old enough but kept)\n", plan.LiveKept)
+			}
+			if dryRun {
+				fmt.Fprintf(a.stdout, "Dry run: would delete %d sessions and free %s.\n", len(plan.Sessions), report.Bytes(plan.Bytes))
+				return nil
+			}
+			if !force && !a.confirm(fmt.Sprintf("Delete %d sessions? [y/N] ", len(plan.Sessions))) {
+				fmt.Fprintln(a.stdout, "Nothing deleted.")
+				return nil
+			}
+			n, freed, err := s.Clean(plan)
+			if n > 0 {
+				fmt.Fprintf(a.stdout, "Deleted %d sessions, freed %s.\n", n, report.Bytes(freed))
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&olderThan, "older-than", "", fmt.Sprintf("delete sessions last updated longer ago than this (7d, 2w, 1m; default %dd)", defaultRetentionDays))
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would be deleted without deleting")
+	cmd.Flags().BoolVar(&force, "force", false, "skip the confirmation prompt")
+	return cmd
+}
+
+// confirm asks a yes/no question on stdin; anything but y or yes is no.
+func (a *app) confirm(question string) bool {
+	fmt.Fprint(a.stderr, question)
+	line, err := bufio.NewReader(a.stdin).ReadString('\n')
+	if err != nil && line == "" {
+		fmt.Fprintln(a.stderr)
+		return false
+	}
+	answer := strings.ToLower(strings.TrimSpace(line))
+	return answer == "y" || answer == "yes"
+}
+
+func (a *app) recordExportCommand() *cobra.Command {
+	var format, output, since string
+	cmd := &cobra.Command{
+		Use:   "export SESSION_ID|all",
+		Short: "Export a session (or all) as JSON or JSONL",
+		Example: `  cuff record export 20260118_143052_a7b3c9d2-e4f5 --format json
+  cuff record export all --since 7d --format jsonl --output recordings.jsonl`,
+		Args: exactArgs(1, "SESSION_ID or all"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format, "json", "jsonl"); err != nil {
+				return err
+			}
+			s, err := a.openStore()
+			if err != nil {
+				return err
+			}
+			var sessions []*session.Meta
+			if args[0] == "all" {
+				if _, sessions, err = a.sessionsSince(since, 0); err != nil {
+					return err
+				}
+				sort := sessions // oldest first reads naturally in an export
+				for i, j := 0, len(sort)-1; i < j; i, j = i+1, j-1 {
+					sort[i], sort[j] = sort[j], sort[i]
+				}
+			} else {
+				if since != "" {
+					return &usageError{msg: "--since goes with 'all'", hint: "Hint: Use 'cuff record export all --since 7d'"}
+				}
+				m, err := s.Find(args[0])
+				if err != nil {
+					return err
+				}
+				sessions = []*session.Meta{m}
+			}
+			return a.writeOutput(output, func(w io.Writer) error {
+				res, err := exportRaw(s, sessions, w, export.Format(format))
+				if err == nil && res.Malformed > 0 {
+					fmt.Fprintf(a.stderr, "warning: left out %d malformed lines\n", res.Malformed)
+				}
+				return err
+			})
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "json", "export format: json (an array), jsonl")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
+	cmd.Flags().StringVar(&since, "since", "", "with 'all': only sessions since a date or age")
+	return cmd
+}
+
+func exportRaw(s *session.Store, sessions []*session.Meta, w io.Writer, format export.Format) (export.Result, error) {
+	rw, err := export.NewRawWriter(w, format)
+	if err != nil {
+		return export.Result{}, err
+	}
+	for _, m := range sessions {
+		f, err := os.Open(s.EventsPath(m.SessionID))
+		if err != nil {
+			return export.Result{}, fmt.Errorf("open session %s: %w", m.SessionID, err)
+		}
+		err = rw.CopySession(f)
+		f.Close()
+		if err != nil {
+			return export.Result{}, fmt.Errorf("read session %s: %w", m.SessionID, err)
+		}
+	}
+	return rw.Close()
+}
+
+// writeOutput runs write against stdout, or against a file that appears
+// only once it is complete (temporary file, then rename).
+func (a *app) writeOutput(path string, write func(io.Writer) error) error {
+	if path == "" || path == "-" {
+		return write(a.stdout)
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	fmt.Fprintf(a.stderr, "Wrote %s\n", path)
+	return nil
+}
+
+func checkFormat(got string, allowed ...string) error {
+	for _, f := range allowed {
+		if got == f {
+			return nil
+		}
+	}
+	return badFormat(got, allowed...)
+}
+
+// exactArgs is cobra.ExactArgs with a message that names what is missing.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == n {
+			return nil
+		}
+		if len(args) < n {
+			return &usageError{msg: "missing " + what, hint: fmt.Sprintf("Usage: %s", cmd.UseLine())}
+		}
+		return &usageError{msg: fmt.Sprintf("too many arguments: %s", strings.Join(args[n:], " ")),
+			hint: fmt.Sprintf("Usage: %s", cmd.UseLine())}
+	}
+}

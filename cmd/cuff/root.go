@@ -1,0 +1,196 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/colorprofile"
+	"github.com/cuff-dev/cuff/applog"
+	"github.com/cuff-dev/cuff/session"
+	"github.com/spf13/cobra"
+)
+
+// Version is cuff's version, set at build time with -ldflags "-X main.Version=...".
+var Version = "0.1.0-dev"
+
+// Exit codes of cuff's own commands.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// app is what every command shares: streams, global flags and the store,
+// opened on first use.
+type app struct {
+	stdin   io.Reader
+	stdout  *colorprofile.Writer
+	stderr  io.Writer
+	environ []string
+
+	dir     string
+	noColor bool
+
+	store *session.Store
+	log   *applog.Log
+}
+
+func (a *app) getenv(key string) string {
+	prefix := key + "="
+	for i := len(a.environ) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(a.environ[i], prefix); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// openStore locates the project's store (--dir, CUFF_DIR, else walking up
+// from the working directory).
+func (a *app) openStore() (*session.Store, error) {
+	if a.store != nil {
+		return a.store, nil
+	}
+	explicit := a.dir
+	if explicit == "" {
+		explicit = a.getenv("CUFF_DIR")
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("working directory: %w", err)
+	}
+	dir, err := session.Locate(explicit, cwd)
+	if err != nil {
+		return nil, err
+	}
+	s := session.Open(dir)
+	s.Warn = func(msg string) {
+		fmt.Fprintf(a.stderr, "warning: %s\n", msg)
+		a.logger().Warn(msg)
+	}
+	a.store = s
+	return s, nil
+}
+
+// logger is cuff's own structured log in .cuff/logs/cuff.log, opened on
+// the first message.
+func (a *app) logger() *slog.Logger {
+	if a.log == nil {
+		dir := ""
+		if a.store != nil {
+			dir = a.store.Dir
+		}
+		a.log = applog.Open(dir)
+	}
+	return a.log.Logger
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []string) int {
+	a := &app{stdin: stdin, stdout: colorprofile.NewWriter(stdout, environ), stderr: stderr, environ: environ}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if a.log != nil {
+		a.log.Close()
+	}
+	if err == nil {
+		return exitOK
+	}
+	var ex *exitCodeError
+	if errors.As(err, &ex) {
+		return ex.code
+	}
+	printError(stderr, err)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	return exitError
+}
+
+// hinted is an error that tells the way out; Hint is printed as it is,
+// after a blank line, in the style "Hint: Use ...".
+type hinted interface{ Hint() string }
+
+func printError(w io.Writer, err error) {
+	fmt.Fprintf(w, "Error: %v\n", err)
+	var h hinted
+	if errors.As(err, &h) && h.Hint() != "" {
+		fmt.Fprintf(w, "\n%s\n", h.Hint())
+	}
+}
+
+// usageError is a command line cuff cannot make sense of.
+type usageError struct {
+	msg  string
+	hint string
+}
+
+func (e *usageError) Error() string { return e.msg }
+func (e *usageError) Hint() string  { return e.hint }
+
+// exitError ends cuff with a code after the command printed what it had to.
+type exitCodeError struct{ code int }
+
+func (e *exitCodeError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "cuff",
+		Short: "Watch, gate and record what AI coding agents do",
+		Long: `cuff watches, gates and records what an AI coding agent does: chat turns,
+tool calls, sub-agent delegations and bash runs, as JSONL sessions under .cuff/.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if a.noColor || a.getenv("NO_COLOR") != "" {
+				a.stdout.Profile = colorprofile.NoTTY
+			}
+			return nil
+		},
+	}
+	root.PersistentFlags().StringVar(&a.dir, "dir", "", "the .cuff directory to use (or a folder that holds one); default: found from the working directory, or $CUFF_DIR")
+	root.PersistentFlags().BoolVar(&a.noColor, "no-color", false, "plain output without colours (also: NO_COLOR=1)")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &usageError{msg: err.Error(), hint: fmt.Sprintf("Hint: Run '%s --help' for usage", cmd.CommandPath())}
+	})
+	root.AddCommand(a.versionCommand(), a.recordCommand())
+	return root
+}
+
+func (a *app) versionCommand() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print cuff's version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch format {
+			case "json":
+				fmt.Fprintf(a.stdout, "{\"version\":%q}\n", Version)
+			case "text":
+				fmt.Fprintf(a.stdout, "cuff %s\n", Version)
+			default:
+				return badFormat(format, "text", "json")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json")
+	return cmd
+}
+
+// badFormat is the error for a --format value a command does not write.
+func badFormat(got string, allowed ...string) error {
+	return &usageError{
+		msg:  fmt.Sprintf("unknown format %q", got),
+		hint: "Hint: use one of: " + strings.Join(allowed, ", "),
+	}
+}
