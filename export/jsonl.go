@@ -4,11 +4,12 @@ package export
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-
-	"github.com/cuff-dev/cuff/transcript"
+	"runtime"
 )
 
 // Format names an export format.
@@ -52,27 +53,122 @@ func NewRawWriter(w io.Writer, format Format) (*RawWriter, error) {
 	return &RawWriter{w: bw, format: format}, nil
 }
 
-// CopySession passes every valid line of one session file through.
+// CopySession passes every valid line of one session file through. Lines
+// are checked in parallel, chunk by chunk, and written in file order; a
+// line that is not a JSON object is left out and counted, and an incomplete
+// final line is left out.
 func (rw *RawWriter) CopySession(r io.Reader) error {
-	rd := transcript.NewReader(r)
-	for {
-		line, err := rd.NextRaw()
-		if errors.Is(err, io.EOF) {
-			break
+	workers := runtime.GOMAXPROCS(0)
+	type job struct {
+		chunk []byte
+		done  chan checked
+	}
+	jobs := make(chan job, workers)
+	order := make(chan chan checked, workers*2)
+	readErr := make(chan error, 1)
+	go func() { // reader: cut the stream into chunks of whole lines
+		defer close(order)
+		defer close(jobs)
+		cr := &chunkReader{r: r, buf: make([]byte, 0, chunkSize)}
+		for {
+			chunk, tail, err := cr.next()
+			if len(chunk) > 0 {
+				j := job{chunk: chunk, done: make(chan checked, 1)}
+				jobs <- j
+				order <- j.done
+			}
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					if len(bytes.TrimSpace(tail)) > 0 {
+						rw.res.Truncated++
+					}
+					err = nil
+				}
+				readErr <- err
+				return
+			}
 		}
-		var le *transcript.LineError
-		if errors.As(err, &le) {
+	}()
+	for i := 0; i < workers; i++ {
+		go func() {
+			for j := range jobs {
+				j.done <- checkLines(j.chunk)
+			}
+		}()
+	}
+	for done := range order {
+		c := <-done
+		rw.res.Malformed += c.malformed
+		for _, line := range c.lines {
+			rw.writeLine(line)
+		}
+	}
+	return <-readErr
+}
+
+// chunkSize is how much of a session a worker checks at a time.
+const chunkSize = 4 << 20
+
+// checked is one chunk's valid lines and how many were not.
+type checked struct {
+	lines     [][]byte
+	malformed int
+}
+
+func checkLines(chunk []byte) checked {
+	var c checked
+	for len(chunk) > 0 {
+		i := bytes.IndexByte(chunk, '\n')
+		line := chunk[:i]
+		chunk = chunk[i+1:]
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
 			continue
 		}
-		if err != nil {
-			return err
+		if line[0] != '{' || !json.Valid(line) {
+			c.malformed++
+			continue
 		}
-		rw.writeLine(line)
+		c.lines = append(c.lines, line)
 	}
-	st := rd.Stats()
-	rw.res.Malformed += st.Malformed
-	rw.res.Truncated += st.Truncated
-	return nil
+	return c
+}
+
+// chunkReader hands out chunks that end at a newline. Each chunk is a fresh
+// slice, owned by whoever receives it.
+type chunkReader struct {
+	r   io.Reader
+	buf []byte // bytes read but not yet handed out
+	eof bool
+}
+
+// next returns the next run of whole lines; at the end it returns io.EOF
+// with any bytes after the last newline as tail.
+func (c *chunkReader) next() (chunk, tail []byte, err error) {
+	for {
+		if i := bytes.LastIndexByte(c.buf, '\n'); i >= 0 && (len(c.buf) >= chunkSize || c.eof) {
+			chunk = c.buf[:i+1]
+			rest := c.buf[i+1:]
+			c.buf = make([]byte, len(rest), max(chunkSize, 2*len(rest)))
+			copy(c.buf, rest)
+			return chunk, nil, nil
+		}
+		if c.eof {
+			return nil, c.buf, io.EOF
+		}
+		if len(c.buf) == cap(c.buf) {
+			grown := make([]byte, len(c.buf), 2*cap(c.buf))
+			copy(grown, c.buf)
+			c.buf = grown
+		}
+		n, err := c.r.Read(c.buf[len(c.buf):cap(c.buf)])
+		c.buf = c.buf[:len(c.buf)+n]
+		if errors.Is(err, io.EOF) {
+			c.eof = true
+		} else if err != nil {
+			return nil, nil, err
+		}
+	}
 }
 
 func (rw *RawWriter) writeLine(line []byte) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -238,12 +239,18 @@ func benchmarkAppend(b *testing.B, noSync bool) {
 	}
 	defer a.Close()
 	code := 0
+	var took []time.Duration
 	for b.Loop() {
 		ev := New("20260118_143052_a7b3c9d2-e4f5", time.Now(), &BashRun{Command: "git status", ExitCode: &code, Stdout: "On branch main\n"})
+		start := time.Now()
 		if err := a.Append(ev); err != nil {
 			b.Fatal(err)
 		}
+		took = append(took, time.Since(start))
 	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
 }
 
 func BenchmarkReaderNext(b *testing.B) {

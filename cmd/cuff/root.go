@@ -107,6 +107,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []str
 	if errors.As(err, &ex) {
 		return ex.code
 	}
+	if strings.HasPrefix(err.Error(), "unknown command") {
+		err = &usageError{msg: err.Error(), hint: "Hint: Run 'cuff --help' to see the commands"}
+	}
 	printError(stderr, err)
 	var ue *usageError
 	if errors.As(err, &ue) {
@@ -161,7 +164,10 @@ tool calls, sub-agent delegations and bash runs, as JSONL sessions under .cuff/.
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &usageError{msg: err.Error(), hint: fmt.Sprintf("Hint: Run '%s --help' for usage", cmd.CommandPath())}
 	})
+	root.RunE = a.runBrowser
+	root.Args = cobra.NoArgs
 	root.AddCommand(a.versionCommand(), a.recordCommand())
+	root.AddCommand(a.tuiCommands()...)
 	return root
 }
 

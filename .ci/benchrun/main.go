@@ -1,0 +1,183 @@
+// Command benchrun is the engine of .ci/bench: it times whole processes
+// against an alternative, run alternately so that both see the same machine,
+// and it lays out large synthetic sessions to measure against.
+//
+//	benchrun compare -n 21 -name "cuff version" -a "cuff version" -b "/bin/true"
+//	benchrun gen-session -dir DIR -events 100000
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/transcript"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: benchrun compare|gen-session [flags]")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "compare":
+		err = compare(os.Args[2:])
+	case "gen-session":
+		err = genSession(os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchrun:", err)
+		os.Exit(1)
+	}
+}
+
+// sample is one timed run of a process.
+type sample struct {
+	wall  time.Duration
+	maxKB int64
+}
+
+func runOnce(command, stdin string) (sample, error) {
+	cmd := exec.Command("/bin/sh", "-c", "exec "+command)
+	if stdin != "" {
+		f, err := os.Open(stdin)
+		if err != nil {
+			return sample{}, err
+		}
+		defer f.Close()
+		cmd.Stdin = f
+	}
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return sample{}, err
+	}
+	defer devnull.Close()
+	cmd.Stdout = devnull
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return sample{}, fmt.Errorf("%s: %v: %s", command, err, errOut.String())
+	}
+	wall := time.Since(start)
+	var maxKB int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		maxKB = ru.Maxrss
+	}
+	return sample{wall: wall, maxKB: maxKB}, nil
+}
+
+func median(xs []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), xs...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+func compare(args []string) error {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	n := fs.Int("n", 21, "runs of each")
+	name := fs.String("name", "", "what is measured")
+	a := fs.String("a", "", "cuff's command")
+	b := fs.String("b", "", "the alternative's command")
+	stdin := fs.String("stdin", "", "file fed to both on stdin")
+	goal := fs.String("goal", "", "the goal, printed beside the ratio")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var as, bs []time.Duration
+	var aKB, bKB int64
+	for i := 0; i < *n; i++ {
+		sa, err := runOnce(*a, *stdin)
+		if err != nil {
+			return err
+		}
+		sb, err := runOnce(*b, *stdin)
+		if err != nil {
+			return err
+		}
+		as, bs = append(as, sa.wall), append(bs, sb.wall)
+		aKB, bKB = max(aKB, sa.maxKB), max(bKB, sb.maxKB)
+	}
+	ma, mb := median(as), median(bs)
+	ratio := float64(ma) / float64(mb)
+	fmt.Printf("%-34s cuff %10s  vs %-28s %10s  ratio %5.2fx  (peak RSS %d MB vs %d MB, %d runs each)",
+		*name, ms(ma), clip(*b, 28), ms(mb), ratio, aKB/1024, bKB/1024, *n)
+	if *goal != "" {
+		fmt.Printf("  goal: %s", *goal)
+	}
+	fmt.Println()
+	return nil
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+// genSession writes one large native session shaped like a busy agent
+// session: turns, tool calls with output, bash runs with output.
+func genSession(args []string) error {
+	fs := flag.NewFlagSet("gen-session", flag.ContinueOnError)
+	dir := fs.String("dir", "", "the .cuff directory to write into")
+	events := fs.Int("events", 100000, "number of events")
+	sessions := fs.Int("sessions", 1, "number of sessions (events are per session)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	s := session.Open(*dir)
+	s.NoSync = true
+	output := strings.Repeat("ok  \tgithub.com/example/pkg/sub\t0.012s\n", 17)
+	at := time.Date(2026, 1, 18, 14, 30, 52, 0, time.UTC)
+	for k := 0; k < *sessions; k++ {
+		w, err := s.Create(&transcript.SessionStart{Agent: "claude-code", Source: transcript.SourceClaudeHook, WorkingDirectory: "/work/project"}, at)
+		if err != nil {
+			return err
+		}
+		batch := make([]*transcript.Event, 0, 1000)
+		for i := 1; i < *events-1; i++ {
+			ts := at.Add(time.Duration(i) * 100 * time.Millisecond)
+			code := i % 7 / 6
+			var body transcript.Body
+			switch i % 5 {
+			case 0:
+				body = &transcript.ChatTurn{Role: transcript.RoleAssistant, Text: "I'll run the tests now and then look at the failing package.\n\n```go\nfunc TestX(t *testing.T) {}\n```", Model: "claude-sonnet-4"}
+			case 1:
+				body = &transcript.ToolCall{Tool: "Read", Input: []byte(`{"file_path":"/work/project/internal/store/store.go"}`)}
+			case 2:
+				body = &transcript.ToolResult{Tool: "Read", Output: output, DurationMS: 3}
+			case 3:
+				body = &transcript.BashStart{Command: "go test ./...", WorkingDirectory: "/work/project"}
+			default:
+				body = &transcript.BashRun{Command: "go test ./...", WorkingDirectory: "/work/project", ExitCode: &code, Stdout: output, DurationMS: 1234}
+			}
+			batch = append(batch, transcript.New(w.ID(), ts, body))
+			if len(batch) == cap(batch) {
+				if err := w.Append(batch...); err != nil {
+					return err
+				}
+				batch = batch[:0]
+			}
+		}
+		if err := w.Append(batch...); err != nil {
+			return err
+		}
+		if err := w.Close(transcript.StatusComplete); err != nil {
+			return err
+		}
+		fmt.Println(w.ID())
+	}
+	return nil
+}
