@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cuff-dev/cuff/transcript"
 	"golang.org/x/sys/unix"
 )
 
@@ -20,6 +21,11 @@ const IndexVersion = "1.0"
 // LiveWindow is how recently a session file must have changed for the
 // session to count as live when no writer holds its lease.
 const LiveWindow = 60 * time.Second
+
+// StatusIdle is the status of a session that has not ended, has no writer
+// and no command left running: it may be appended to again (a per-day
+// session between commands, an agent between turns).
+const StatusIdle = "idle"
 
 // Index is index.json: a summary of every session, so that listing does not
 // read every session file.
@@ -145,7 +151,10 @@ func (s *Store) Sessions() ([]*Meta, error) {
 	for _, m := range ix.Sessions {
 		m.Live = !m.Ended && (s.leaseHeld(m.SessionID) || now.Sub(time.Unix(0, m.FileModTime)) < LiveWindow)
 		if !m.Ended && !m.Live {
-			m.Status = "interrupted"
+			m.Status = StatusIdle
+			if len(m.OpenCalls) > 0 {
+				m.Status = transcript.StatusInterrupted
+			}
 		}
 		out = append(out, m)
 	}

@@ -29,19 +29,22 @@ type Meta struct {
 	AgentID           string    `json:"agent_id"`
 	ConversationID    string    `json:"conversation_id"`
 
-	Agent          string `json:"agent,omitempty"`
-	Source         string `json:"source,omitempty"`
-	Title          string `json:"title,omitempty"`
-	Turns          int64  `json:"turns"`
-	ToolCalls      int64  `json:"tool_calls"`
-	Commands       int64  `json:"commands"`
-	Approvals      int64  `json:"approvals"`
-	Delegations    int64  `json:"delegations"`
-	Malformed      int64  `json:"malformed_lines,omitempty"`
-	Ended          bool   `json:"ended"`
-	FileSizeBytes  int64  `json:"file_size_bytes"`
-	FileModTime    int64  `json:"file_mtime_ns"`
-	SummarizedUpTo int64  `json:"summarized_bytes"`
+	Agent       string `json:"agent,omitempty"`
+	Source      string `json:"source,omitempty"`
+	Title       string `json:"title,omitempty"`
+	Turns       int64  `json:"turns"`
+	ToolCalls   int64  `json:"tool_calls"`
+	Commands    int64  `json:"commands"`
+	Approvals   int64  `json:"approvals"`
+	Delegations int64  `json:"delegations"`
+	Malformed   int64  `json:"malformed_lines,omitempty"`
+	Ended       bool   `json:"ended"`
+	// OpenCalls holds the call ids of commands that started and have not
+	// finished: a session left with some is interrupted, without any idle.
+	OpenCalls      map[string]bool `json:"open_calls,omitempty"`
+	FileSizeBytes  int64           `json:"file_size_bytes"`
+	FileModTime    int64           `json:"file_mtime_ns"`
+	SummarizedUpTo int64           `json:"summarized_bytes"`
 
 	// Live is computed when listing: a writer holds the session's lease or
 	// its file changed within LiveWindow. It is never stored.
@@ -88,7 +91,15 @@ func (m *Meta) add(ev *transcript.Event) {
 		}
 	case *transcript.ToolCall:
 		m.ToolCalls++
+	case *transcript.BashStart:
+		if ev.CallID != "" {
+			if m.OpenCalls == nil {
+				m.OpenCalls = map[string]bool{}
+			}
+			m.OpenCalls[ev.CallID] = true
+		}
 	case *transcript.BashRun:
+		delete(m.OpenCalls, ev.CallID)
 		m.Commands++
 		switch {
 		case b.TimedOut:

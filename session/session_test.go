@@ -152,12 +152,20 @@ func TestInterruptedWhenWriterGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Detach()
 	old := time.Now().Add(-2 * LiveWindow)
+	w.Detach()
 	os.Chtimes(s.EventsPath(w.ID()), old, old)
 	all, _ := s.Sessions()
-	if all[0].Live || all[0].Status != "interrupted" {
-		t.Errorf("abandoned session %+v", all[0])
+	if all[0].Live || all[0].Status != StatusIdle {
+		t.Errorf("idle session %+v", all[0])
+	}
+	w, _ = s.Resume(w.ID())
+	w.Append(transcript.New(w.ID(), time.Now(), &transcript.BashStart{Command: "sleep 1000"}))
+	w.Detach()
+	os.Chtimes(s.EventsPath(w.ID()), old, old)
+	all, _ = s.Sessions()
+	if all[0].Live || all[0].Status != transcript.StatusInterrupted {
+		t.Errorf("session with a command cut off: %+v", all[0])
 	}
 }
 
