@@ -126,6 +126,11 @@ func spliceObjects(a, b []byte) []byte {
 // body type is an error.
 func Decode(line []byte) (*Event, error) {
 	ev := &Event{Raw: append(json.RawMessage(nil), line...)}
+	if body, err := decodeOnePass(ev.Raw, &ev.Envelope, peekType(ev.Raw)); err == nil && body != nil && ev.Type == body.EventType() {
+		ev.Body = body
+		return ev, nil
+	}
+	ev.Envelope = Envelope{}
 	if err := json.Unmarshal(ev.Raw, &ev.Envelope); err != nil {
 		return nil, err
 	}
@@ -141,6 +146,91 @@ func Decode(line []byte) (*Event, error) {
 	}
 	ev.Body = body
 	return ev, nil
+}
+
+// decodeOnePass fills the envelope and the body of kind t with one pass
+// over the line. It returns a nil body for an unknown t.
+func decodeOnePass(raw []byte, env *Envelope, t Type) (Body, error) {
+	switch t {
+	case TypeSessionStart:
+		b := &SessionStart{}
+		return b, json.Unmarshal(raw, &struct {
+			*Envelope
+			*SessionStart
+		}{env, b})
+	case TypeChatTurn:
+		b := &ChatTurn{}
+		return b, json.Unmarshal(raw, &struct {
+			*Envelope
+			*ChatTurn
+		}{env, b})
+	case TypeToolCall:
+		b := &ToolCall{}
+		return b, json.Unmarshal(raw, &struct {
+			*Envelope
+			*ToolCall
+		}{env, b})
+	case TypeToolResult:
+		b := &ToolResult{}
+		return b, json.Unmarshal(raw, &struct {
+			*Envelope
+			*ToolResult
+		}{env, b})
+	case TypeDelegation:
+		b := &Delegation{}
+		return b, json.Unmarshal(raw, &struct {
+			*Envelope
+			*Delegation
+		}{env, b})
+	case TypeBashStart:
+		b := &BashStart{}
+		return b, json.Unmarshal(raw, &struct {
+			*Envelope
+			*BashStart
+		}{env, b})
+	case TypeBashRun:
+		b := &BashRun{}
+		return b, json.Unmarshal(raw, &struct {
+			*Envelope
+			*BashRun
+		}{env, b})
+	case TypeApprovalRequest:
+		b := &ApprovalRequest{}
+		return b, json.Unmarshal(raw, &struct {
+			*Envelope
+			*ApprovalRequest
+		}{env, b})
+	case TypeApprovalDecision:
+		b := &ApprovalDecision{}
+		return b, json.Unmarshal(raw, &struct {
+			*Envelope
+			*ApprovalDecision
+		}{env, b})
+	case TypeSessionEnd:
+		b := &SessionEnd{}
+		return b, json.Unmarshal(raw, &struct {
+			*Envelope
+			*SessionEnd
+		}{env, b})
+	}
+	return nil, nil
+}
+
+// peekType finds the value of the first "type" key cheaply. It is a guess:
+// a nested "type" key may come first in lines cuff did not write, so Decode
+// checks it against the decoded envelope.
+func peekType(line []byte) Type {
+	const key = `"type":"`
+	i := bytes.Index(line, []byte(key))
+	if i < 0 {
+		return ""
+	}
+	rest := line[i+len(key):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return ""
+	}
+	return Type(rest[:j])
 }
 
 // newBody returns a pointer to an empty body of kind t, or nil if t is unknown.

@@ -202,3 +202,18 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+func TestDecodeWhenNestedTypeComesFirst(t *testing.T) {
+	line := `{"input":{"type":"chat_turn","text":"x"},"type":"tool_call","seq":3,"call_id":"c","tool":"Edit"}`
+	ev, err := Decode([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, ok := ev.Body.(*ToolCall)
+	if !ok || ev.Type != TypeToolCall || tc.Tool != "Edit" || ev.Seq != 3 || ev.CallID != "c" {
+		t.Fatalf("decoded %T %+v", ev.Body, ev.Envelope)
+	}
+	if string(tc.Input) != `{"type":"chat_turn","text":"x"}` {
+		t.Errorf("input %s", tc.Input)
+	}
+}

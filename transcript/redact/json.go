@@ -1,0 +1,344 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// SecretKey reports whether a JSON key or variable name names a secret
+// ("password", "api_key", "accessToken", "Authorization", "auth"), so
+// that its whole value is redacted. Counters such as "input_tokens" are
+// not secrets.
+func SecretKey(name string) bool {
+	var buf [64]byte
+	norm := buf[:0]
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '_' || c == '-' || c == '.' || c == ' ':
+			continue
+		case c-'A' < 26:
+			c += 'a' - 'A'
+		}
+		norm = append(norm, c)
+	}
+	n := string(norm)
+	if n == "auth" {
+		return true
+	}
+	// Endings of normalised key names (lower case, without '_', '-', '.'
+	// and spaces) whose values are secret as a whole.
+	for _, suf := range [...]string{
+		"password", "passwd", "passphrase", "secret", "token", "apikey", "accesskey",
+		"secretkey", "privatekey", "authkey", "authorization", "credential",
+		"credentials", "cookie",
+	} {
+		if strings.HasSuffix(n, suf) {
+			return true
+		}
+	}
+	return false
+}
+
+// JSON returns raw with every string inside it redacted, walking objects
+// and arrays. Key order, numbers and layout are kept byte for byte where
+// nothing changes. A string or number under a secret-looking key
+// (see SecretKey) is replaced as a whole. Invalid JSON is an error.
+func (r *Redactor) JSON(raw []byte) ([]byte, error) {
+	if !json.Valid(raw) {
+		var v json.RawMessage
+		err := json.Unmarshal(raw, &v)
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("redact JSON: invalid JSON at byte %d: %w", se.Offset, err)
+		}
+		if err == nil {
+			err = errors.New("not valid JSON")
+		}
+		return nil, fmt.Errorf("redact JSON: %w", err)
+	}
+	if r.disabled {
+		return raw, nil
+	}
+	w := jsonWalker{r: r, in: raw}
+	w.value(w.space(0), false)
+	if !w.changed {
+		return raw, nil
+	}
+	w.out = append(w.out, raw[w.copied:]...)
+	return w.out, nil
+}
+
+// jsonWalker copies valid JSON, rewriting only strings that change.
+type jsonWalker struct {
+	r       *Redactor
+	in      []byte
+	out     []byte
+	copied  int // in[:copied] has been written to out
+	changed bool
+}
+
+// space skips JSON whitespace from i.
+func (w *jsonWalker) space(i int) int {
+	for i < len(w.in) {
+		switch w.in[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// value walks the value at i and returns the index after it. secret says
+// the value sits under a secret key.
+func (w *jsonWalker) value(i int, secret bool) int {
+	switch c := w.in[i]; {
+	case c == '{':
+		return w.object(i)
+	case c == '[':
+		i = w.space(i + 1)
+		for w.in[i] != ']' {
+			i = w.space(w.value(i, secret))
+			if w.in[i] == ',' {
+				i = w.space(i + 1)
+			}
+		}
+		return i + 1
+	case c == '"':
+		end := w.stringEnd(i)
+		if secret {
+			w.replaceSecret(i, end)
+		} else {
+			w.redactString(i, end)
+		}
+		return end
+	case c == 't' || c == 'n':
+		return i + 4
+	case c == 'f':
+		return i + 5
+	default: // number
+		end := i + 1
+		for end < len(w.in) && strings.IndexByte("+-.0123456789eE", w.in[end]) >= 0 {
+			end++
+		}
+		if secret {
+			w.replaceSecret(i, end)
+		}
+		return end
+	}
+}
+
+// object walks the object at i and returns the index after it.
+func (w *jsonWalker) object(i int) int {
+	i = w.space(i + 1)
+	for w.in[i] != '}' {
+		keyEnd := w.stringEnd(i)
+		key := decodeString(w.in[i:keyEnd])
+		w.redactString(i, keyEnd)
+		i = w.space(keyEnd)
+		i = w.space(i + 1) // the colon
+		i = w.space(w.value(i, SecretKey(key)))
+		if w.in[i] == ',' {
+			i = w.space(i + 1)
+		}
+	}
+	return i + 1
+}
+
+// stringEnd returns the index after the string literal starting at i.
+func (w *jsonWalker) stringEnd(i int) int {
+	for j := i + 1; ; {
+		q := bytes.IndexByte(w.in[j:], '"')
+		if q < 0 {
+			return len(w.in)
+		}
+		j += q
+		bs := 0
+		for k := j - 1; k > i && w.in[k] == '\\'; k-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return j + 1
+		}
+		j++
+	}
+}
+
+// redactString rewrites the string literal in[start:end] if redaction
+// changes its text.
+func (w *jsonWalker) redactString(start, end int) {
+	lit := w.in[start:end]
+	s := decodeString(lit)
+	out, changed := w.r.redact(s)
+	if changed {
+		w.splice(start, end, out)
+	}
+}
+
+// replaceSecret replaces the value in[start:end] by the marker, unless it
+// is an empty string or already the marker.
+func (w *jsonWalker) replaceSecret(start, end int) {
+	lit := w.in[start:end]
+	if lit[0] == '"' {
+		if s := decodeString(lit); s == "" || s == w.r.marker {
+			return
+		}
+	}
+	w.splice(start, end, w.r.marker)
+}
+
+// splice writes everything before start unchanged, then s as a JSON string
+// in place of in[start:end].
+func (w *jsonWalker) splice(start, end int, s string) {
+	if w.out == nil {
+		w.out = make([]byte, 0, len(w.in)+len(w.in)/8)
+	}
+	w.out = append(w.out, w.in[w.copied:start]...)
+	w.out = appendJSONString(w.out, s)
+	w.copied = end
+	w.changed = true
+}
+
+// decodeString decodes a JSON string literal that passed json.Valid;
+// invalid UTF-8 and lone surrogates become U+FFFD as with encoding/json.
+func decodeString(lit []byte) string {
+	inner := lit[1 : len(lit)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner)
+	}
+	var b strings.Builder
+	b.Grow(len(inner))
+	for i := 0; i < len(inner); {
+		run := inner[i:]
+		if k := bytes.IndexByte(run, '\\'); k >= 0 {
+			run = run[:k]
+		}
+		if len(run) > 0 {
+			writeUTF8(&b, run)
+			i += len(run)
+			continue
+		}
+		if i+1 >= len(inner) {
+			break
+		}
+		switch e := inner[i+1]; e {
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, n := decodeUnicodeEscape(inner[i:])
+			b.WriteRune(r)
+			i += n
+			continue
+		default: // '"', '\\', '/'
+			b.WriteByte(e)
+		}
+		i += 2
+	}
+	return b.String()
+}
+
+// writeUTF8 writes p, with each invalid byte as U+FFFD.
+func writeUTF8(b *strings.Builder, p []byte) {
+	if utf8.Valid(p) {
+		b.Write(p)
+		return
+	}
+	for len(p) > 0 {
+		r, size := utf8.DecodeRune(p)
+		b.WriteRune(r)
+		p = p[size:]
+	}
+}
+
+// decodeUnicodeEscape decodes \uXXXX at the start of b, joining a
+// surrogate pair, and returns the rune and the bytes used.
+func decodeUnicodeEscape(b []byte) (rune, int) {
+	r1 := hex4(b[2:])
+	if r1 < 0 {
+		return utf8.RuneError, 2
+	}
+	if !utf16.IsSurrogate(r1) {
+		return r1, 6
+	}
+	if len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
+		if r2 := hex4(b[8:]); r2 >= 0 {
+			if r := utf16.DecodeRune(r1, r2); r != utf8.RuneError {
+				return r, 12
+			}
+		}
+	}
+	return utf8.RuneError, 6
+}
+
+// hex4 parses four hex digits, or returns -1.
+func hex4(b []byte) rune {
+	if len(b) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// appendJSONString appends s as a JSON string literal without HTML
+// escaping; invalid UTF-8 becomes U+FFFD.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				dst = append(dst, '\\', c)
+			case c == '\n':
+				dst = append(dst, '\\', 'n')
+			case c == '\r':
+				dst = append(dst, '\\', 'r')
+			case c == '\t':
+				dst = append(dst, '\\', 't')
+			case c < 0x20:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			default:
+				dst = append(dst, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, `\ufffd`...)
+		} else {
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(dst, '"')
+}

@@ -1,0 +1,133 @@
+package redact
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestJSONRedactsStringsAndSecretKeys(t *testing.T) {
+	r := MustNew(Options{})
+	cases := []struct{ name, in, want string }{
+		{
+			"keeps key order and layout",
+			`{"z": 1, "command": "curl -H 'Authorization: Bearer abcdefgh123'",  "a": [true, null, 2.50e3]}`,
+			`{"z": 1, "command": "curl -H 'Authorization: Bearer [REDACTED]'",  "a": [true, null, 2.50e3]}`,
+		},
+		{
+			"secret keys lose their whole value",
+			`{"password":"correct horse","API_KEY":"abc","accessToken":"t","Authorization":"Basic dXNlcg==","auth":"dXNlcjpwYXNz"}`,
+			`{"password":"[REDACTED]","API_KEY":"[REDACTED]","accessToken":"[REDACTED]","Authorization":"[REDACTED]","auth":"[REDACTED]"}`,
+		},
+		{
+			"numbers under secret keys, counters untouched",
+			`{"pin_password":123456,"usage":{"input_tokens":120,"output_tokens":7},"token":""}`,
+			`{"pin_password":"[REDACTED]","usage":{"input_tokens":120,"output_tokens":7},"token":""}`,
+		},
+		{
+			"arrays under secret keys",
+			`{"client_secret":["a","b",3],"names":["x"]}`,
+			`{"client_secret":["[REDACTED]","[REDACTED]","[REDACTED]"],"names":["x"]}`,
+		},
+		{
+			"nested objects and environment maps",
+			`{"environment":{"PATH":"/usr/bin","GITHUB_TOKEN":"ghp_x","URL":"https://u:pw@h"},"stdout":"export SECRET=1\n"}`,
+			`{"environment":{"PATH":"/usr/bin","GITHUB_TOKEN":"[REDACTED]","URL":"https://u:[REDACTED]@h"},"stdout":"export SECRET=[REDACTED]\n"}`,
+		},
+		{
+			"escapes decoded before matching and re-encoded after",
+			`{"out":"line\n\u0050ASSWORD=\"a b\"\t<tag> \u00e9\ud83d\ude00"}`,
+			`{"out":"line\nPASSWORD=\"[REDACTED]\"\t<tag> é😀"}`,
+		},
+		{
+			"private key in a string",
+			`{"text":"-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----"}`,
+			`{"text":"-----BEGIN RSA PRIVATE KEY-----\n[REDACTED]\n-----END RSA PRIVATE KEY-----"}`,
+		},
+		{"top-level string", `"TOKEN=abc"`, `"TOKEN=[REDACTED]"`},
+		{"already redacted", `{"password":"[REDACTED]"}`, `{"password":"[REDACTED]"}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := r.JSON([]byte(c.in))
+			if err != nil {
+				t.Fatalf("JSON(%s): %v", c.in, err)
+			}
+			if string(got) != c.want {
+				t.Errorf("JSON(%s)\n got %s\nwant %s", c.in, got, c.want)
+			}
+			if !json.Valid(got) {
+				t.Errorf("output is not valid JSON: %s", got)
+			}
+		})
+	}
+}
+
+func TestJSONUnchangedReturnsInput(t *testing.T) {
+	r := MustNew(Options{})
+	in := []byte(`{"a":"plain text","n":[1,2,3]}`)
+	got, err := r.JSON(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &got[0] != &in[0] {
+		t.Error("JSON copied input that needed no redaction")
+	}
+}
+
+func TestJSONInvalid(t *testing.T) {
+	r := MustNew(Options{})
+	for in, want := range map[string]string{
+		`{"a":`:          "redact JSON: invalid JSON at byte 5: unexpected end of JSON input",
+		`{"a" 1}`:        "redact JSON: invalid JSON at byte 6: invalid character '1' after object key",
+		`[1,2] trailing`: "redact JSON: invalid JSON at byte 7: invalid character 't' after top-level value",
+		``:               "redact JSON: invalid JSON at byte 0: unexpected end of JSON input",
+	} {
+		_, err := r.JSON([]byte(in))
+		if err == nil || err.Error() != want {
+			t.Errorf("JSON(%q): got %v, want %s", in, err, want)
+		}
+	}
+}
+
+func TestSecretKey(t *testing.T) {
+	for name, want := range map[string]bool{
+		"password": true, "DB_PASSWORD": true, "passwd": true, "api_key": true, "apiKey": true,
+		"x-api-key": true, "accessToken": true, "refresh_token": true, "client_secret": true,
+		"Authorization": true, "Proxy-Authorization": true, "auth": true, "cookie": true,
+		"aws_secret_access_key": true, "private_key": true, "credentials": true,
+		"input_tokens": false, "max_tokens": false, "token_count": false, "session_id": false,
+		"author": false, "oauth_provider": false, "key": false, "keys": false, "secrets_dir": false,
+	} {
+		if got := SecretKey(name); got != want {
+			t.Errorf("SecretKey(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestJSONDisabled(t *testing.T) {
+	r := MustNew(Options{Disabled: true})
+	in := `{"password":"x"}`
+	got, err := r.JSON([]byte(in))
+	if err != nil || string(got) != in {
+		t.Errorf("disabled: got %s, %v", got, err)
+	}
+	if _, err := r.JSON([]byte(`{`)); err == nil {
+		t.Error("disabled redactor accepted invalid JSON")
+	}
+}
+
+func TestDecodeStringMatchesEncodingJSON(t *testing.T) {
+	for _, lit := range []string{
+		`""`, `"abc"`, `"a\"b\\c\/d\b\f\n\r\t"`, `"\u00e9\u4e2d"`, `"\ud83d\ude00"`,
+		`"\ud83d"`, `"\ude00x"`, `"\ud83d\u0041"`, "\"\xff\xfe\"", `"` + strings.Repeat(`x\n`, 100) + `"`,
+	} {
+		var want string
+		if err := json.Unmarshal([]byte(lit), &want); err != nil {
+			t.Fatalf("%s: %v", lit, err)
+		}
+		if got := decodeString([]byte(lit)); got != want {
+			t.Errorf("decodeString(%s) = %q, want %q", lit, got, want)
+		}
+	}
+}

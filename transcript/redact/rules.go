@@ -1,0 +1,247 @@
+package redact
+
+import (
+	"fmt"
+	"regexp"
+)
+
+// secretGroup is the capture-group name that marks the part of a match to
+// replace. A pattern without such a group has its whole match replaced.
+const secretGroup = "secret"
+
+// secretWords are the key-name endings that make an assignment's value a
+// secret (PASSWORD=x, "api_key": "x", --token x). "tokens" or "token_count"
+// do not end in one of them, so usage counters stay readable.
+const secretWords = `(?:passw(?:or)?d|passphrase|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret)`
+
+// Value alternatives shared by the assignment rules: a double-quoted,
+// single-quoted or JSON-escaped quoted value, or a bare word.
+const (
+	quotedValue  = `"(?P<secret>[^"\r\n]*)"|'(?P<secret>[^'\r\n]*)'|\\"(?P<secret>(?:[^"\\\r\n]|\\[^"\r\n])*)\\"`
+	bareValue    = `(?P<secret>[^\s"'\\,;&]+)`
+	bareArgValue = `(?P<secret>[^\s"'\\-][^\s"'\\]*)`
+)
+
+// spec describes one built-in rule before compilation. Its pattern is
+// matched only where locate says a match starts, so it needs no leading
+// context of its own.
+type spec struct {
+	name    string
+	pattern string
+	// triggers are lower-case substrings, one of which every match
+	// contains.
+	triggers []string
+	// locate is given a trigger found at s[pos:end] and returns where a
+	// match containing it must start, or -1 when none can (a cheap
+	// necessary condition: "Tokenizer" or "sort key" never reach a pattern).
+	locate func(s string, pos, end int) int
+}
+
+// keywords are the triggers of the rules built on secretWords.
+func keywords() []string {
+	return []string{"password", "passwd", "passphrase", "secret", "token", "key"}
+}
+
+// builtinSpecs returns the patterns every Redactor starts with unless disabled.
+func builtinSpecs() []spec {
+	return []spec{
+		{
+			name:     "assignment",
+			pattern:  `(?i)[A-Za-z0-9_.-]*` + secretWords + `(?:\\?["'])?[ \t]*(?::=|=|:)[ \t]*(?:` + quotedValue + `|` + bareValue + `)`,
+			triggers: keywords(),
+			locate:   locateAssignment,
+		},
+		{
+			name:     "env-key-assignment",
+			pattern:  `[A-Z][A-Z0-9_]*_KEY=(?:` + quotedValue + `|` + bareValue + `)`,
+			triggers: []string{"_key="},
+			locate:   locateEnvKey,
+		},
+		{
+			name:     "flag",
+			pattern:  `(?i)--?[A-Za-z0-9_-]*` + secretWords + `[ \t]+(?:` + quotedValue + `|` + bareArgValue + `)`,
+			triggers: keywords(),
+			locate:   locateFlag,
+		},
+		{
+			name:     "xml-element",
+			pattern:  `(?i)<[A-Za-z0-9_.:-]*` + secretWords + `>(?P<secret>[^<\r\n]+)</`,
+			triggers: keywords(),
+			locate:   locateXML,
+		},
+		{
+			name:     "authorization-header",
+			pattern:  `(?i)authorization(?:\\?["'])?[ \t]*[:=][ \t]*(?:\\?["'])?(?:(?:bearer|basic|token|digest|negotiate|bot)[ \t]+)?(?P<secret>[^\s"'\\,;]+)`,
+			triggers: []string{"authorization"},
+			locate:   locateWord(anyCase),
+		},
+		{
+			name:     "bearer",
+			pattern:  `(?i)bearer[ \t]+(?P<secret>[A-Za-z0-9._~+/=-]{8,})`,
+			triggers: []string{"bearer"},
+			locate:   locateBearer,
+		},
+		{
+			name:     "openai-anthropic-key",
+			pattern:  `sk-[A-Za-z0-9][A-Za-z0-9_-]{19,}`,
+			triggers: []string{"sk-"},
+			locate:   locateWord(isLowerWord),
+		},
+		{
+			name:     "github-token",
+			pattern:  `(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})`,
+			triggers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
+			locate:   locateWord(isLowerWord),
+		},
+		{
+			name:     "gitlab-token",
+			pattern:  `glpat-[A-Za-z0-9_-]{20,}`,
+			triggers: []string{"glpat-"},
+			locate:   locateWord(isLowerWord),
+		},
+		{
+			name:     "aws-access-key-id",
+			pattern:  `(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`,
+			triggers: []string{"akia", "asia", "abia", "acca"},
+			locate:   locateWord(isUpperWord),
+		},
+		{
+			name:     "aws-secret-key",
+			pattern:  `(?i)aws[_.-]?secret[_.-]?(?:access[_.-]?)?key(?:\\?["'])?[ \t]*[:=][ \t]*(?:\\?["'])?(?P<secret>[A-Za-z0-9/+=]{40})`,
+			triggers: []string{"aws"},
+			locate:   locateAWSSecret,
+		},
+		{
+			name:     "google-api-key",
+			pattern:  `AIza[0-9A-Za-z_-]{35}`,
+			triggers: []string{"aiza"},
+			locate:   locateWord(exactly("AIza")),
+		},
+		{
+			name:     "stripe-key",
+			pattern:  `(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}`,
+			triggers: []string{"_live_", "_test_"},
+			locate:   locateStripe,
+		},
+		{
+			name:     "npm-token",
+			pattern:  `npm_[A-Za-z0-9]{36}`,
+			triggers: []string{"npm_"},
+			locate:   locateWord(isLowerWord),
+		},
+		{
+			name:     "slack-token",
+			pattern:  `(?:xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,})`,
+			triggers: []string{"xox", "xapp-"},
+			locate:   locateWord(isLowerWord),
+		},
+		{
+			name:     "slack-webhook",
+			pattern:  `(?i)hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9/_-]+)`,
+			triggers: []string{"hooks.slack.com"},
+			locate:   locateAt,
+		},
+		{
+			name:     "jwt",
+			pattern:  `eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`,
+			triggers: []string{"eyj"},
+			locate:   locateWord(exactly("eyJ")),
+		},
+		{
+			name:     "url-credentials",
+			pattern:  `[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@"'<>\\]*:(?P<secret>[^\s/?#@"'<>\\]+)@`,
+			triggers: []string{"://"},
+			locate:   locateURLCredentials,
+		},
+	}
+}
+
+// rule is one compiled pattern and how to find where it applies.
+type rule struct {
+	name     string
+	re       *regexp.Regexp
+	groups   []int    // submatch indexes of the secret groups; nil: whole match
+	triggers []string // lower-case; nil: always run
+	// locate gives the start of an anchored match near a trigger; nil for
+	// rules that run over the whole input.
+	locate func(s string, pos, end int) int
+	// literal is a case-sensitive prefix of every match of a whole-input
+	// rule ("" if none); the rule is skipped when it is absent.
+	literal string
+	// custom replaces the regexp for a whole-input rule that is not one
+	// pattern; it runs only when one of its triggers passes gate.
+	custom func(s string, add func(start, end int))
+	gate   func(s string, pos, end int) bool
+}
+
+// whole reports whether the rule runs over the whole input rather than at
+// located starts.
+func (r *rule) whole() bool { return r.locate == nil }
+
+// compile builds the regexp of a rule and finds its secret groups.
+func (r *rule) compile(pattern string) error {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return err
+	}
+	r.re = re
+	for i, n := range re.SubexpNames() {
+		if n == secretGroup {
+			r.groups = append(r.groups, i)
+		}
+	}
+	return nil
+}
+
+// newBuiltinRule compiles a built-in spec anchored at its located start.
+func newBuiltinRule(sp spec) (rule, error) {
+	r := rule{name: sp.name, triggers: sp.triggers, locate: sp.locate}
+	if err := r.compile(`^(?:` + sp.pattern + `)`); err != nil {
+		return rule{}, fmt.Errorf("built-in redaction rule %s: %w", sp.name, err)
+	}
+	return r, nil
+}
+
+// newUserRule compiles a pattern from settings; it runs over the whole
+// input because nothing is known about its shape.
+func newUserRule(i int, pattern string) (rule, error) {
+	r := rule{name: fmt.Sprintf("pattern %d", i+1)}
+	if err := r.compile(pattern); err != nil {
+		return rule{}, fmt.Errorf("redaction pattern %d %q does not compile: %w", i+1, pattern, err)
+	}
+	r.literal, _ = r.re.LiteralPrefix()
+	return r, nil
+}
+
+// report adds the secret spans of the submatch m, found in a string that
+// starts at s offset off.
+func (r *rule) report(m []int, off int, add func(start, end int)) {
+	if len(r.groups) == 0 {
+		add(off+m[0], off+m[1])
+		return
+	}
+	for _, g := range r.groups {
+		if m[2*g] >= 0 {
+			add(off+m[2*g], off+m[2*g+1])
+		}
+	}
+}
+
+// findAll reports every match of a whole-input rule in s.
+func (r *rule) findAll(s string, add func(start, end int)) {
+	for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
+		r.report(m, 0, add)
+	}
+}
+
+// matchAt reports the match of an anchored rule in s[start:stop] (stop is
+// the end of the line: no pattern crosses one) and returns where it ends,
+// or -1. An anchored match costs only as much as the text it reads.
+func (r *rule) matchAt(s string, start, stop int, add func(start, end int)) int {
+	m := r.re.FindStringSubmatchIndex(s[start:stop])
+	if m == nil {
+		return -1
+	}
+	r.report(m, start, add)
+	return start + m[1]
+}
