@@ -73,11 +73,15 @@ func (s *Store) readIndex() (*Index, error) {
 }
 
 // withIndexLock runs fn while holding the index's advisory lock.
-func (s *Store) withIndexLock(fn func() error) error {
+func (s *Store) withIndexLock(fn func() error) error { return s.withLock("index.lock", fn) }
+
+// withLock runs fn while holding the advisory lock file name in the
+// recordings directory. Locks are not re-entrant: fn must not take the same one.
+func (s *Store) withLock(name string, fn func() error) error {
 	if err := s.ensureDirs(); err != nil {
 		return err
 	}
-	lockPath := filepath.Join(s.Recordings, "index.lock")
+	lockPath := filepath.Join(s.Recordings, name)
 	f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", lockPath, err)

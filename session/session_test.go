@@ -288,3 +288,44 @@ func (s *Store) openWriterForBench(at time.Time) (*Writer, error) {
 	}
 	return s.openWriter(NewID(at))
 }
+
+func TestCurrentReusesOpenSessionPerKey(t *testing.T) {
+	s, _ := newStore(t)
+	start := &transcript.SessionStart{Agent: "cuff-exec", Source: transcript.SourceExec}
+	now := time.Now()
+	w1, created, err := s.Current("day:2026-01-18", CurrentOptions{Start: start, Now: now})
+	if err != nil || !created {
+		t.Fatal(err, created)
+	}
+	w1.Detach()
+	w2, created, err := s.Current("day:2026-01-18", CurrentOptions{Start: start, Now: now})
+	if err != nil || created || w2.ID() != w1.ID() {
+		t.Fatalf("second lookup: %v %v %s vs %s", err, created, w2.ID(), w1.ID())
+	}
+	w2.Close(transcript.StatusComplete)
+	w3, created, err := s.Current("day:2026-01-18", CurrentOptions{Start: start, Now: now})
+	if err != nil || !created || w3.ID() == w1.ID() {
+		t.Fatalf("after end: %v %v", err, created)
+	}
+	w3.Detach()
+	w4, created, _ := s.Current("conv:abc", CurrentOptions{Start: start, ConversationID: "abc", Now: now})
+	if !created || w4.ID() == w3.ID() {
+		t.Fatal("a new key shares a session")
+	}
+	w4.Detach()
+	all, _ := s.Sessions()
+	var conv string
+	for _, m := range all {
+		if m.SessionID == w4.ID() {
+			conv = m.ConversationID
+		}
+	}
+	if conv != "abc" {
+		t.Errorf("conversation id %q", conv)
+	}
+	w5, created, _ := s.Current("day:2026-01-18", CurrentOptions{Start: start, Now: now, Fresh: true})
+	if !created || w5.ID() == w3.ID() {
+		t.Error("Fresh reused the open session")
+	}
+	w5.Detach()
+}

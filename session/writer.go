@@ -25,6 +25,11 @@ type Writer struct {
 // its writer. The session_start event, the meta file and the index entry are
 // written before Create returns.
 func (s *Store) Create(start *transcript.SessionStart, now time.Time) (*Writer, error) {
+	return s.create(transcript.New("", now, start), now)
+}
+
+// create starts a session with the given session_start event.
+func (s *Store) create(ev *transcript.Event, now time.Time) (*Writer, error) {
 	if err := s.ensureDirs(); err != nil {
 		return nil, err
 	}
@@ -33,7 +38,6 @@ func (s *Store) Create(start *transcript.SessionStart, now time.Time) (*Writer, 
 	if err != nil {
 		return nil, err
 	}
-	ev := transcript.New(id, now, start)
 	if err := w.Append(ev); err != nil {
 		w.release()
 		return nil, err
