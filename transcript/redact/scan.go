@@ -9,7 +9,7 @@ const pairBits = 1 << 16
 type scanner struct {
 	fold   [256]byte
 	bits   [pairBits / 64]uint64
-	bucket [pairBits]uint8 // 1 + index into groups; 0: no trigger
+	bucket [pairBits]uint8 // 1 + index into groups; 0: no trigger (built-in triggers use a few dozen pairs)
 	groups [][]int         // trigger indexes by first two bytes
 	texts  [][]byte        // lower-case trigger texts
 }
