@@ -19,14 +19,19 @@ type Log struct {
 	w      *lazyFile
 }
 
-// Open returns a logger writing to <dir>/logs/cuff.log. With an empty dir
-// it discards everything.
-func Open(dir string) *Log {
+// Open returns a logger writing to <dir>/logs/cuff.log at level (debug,
+// info, warn or error; anything else means info). With an empty dir it
+// discards everything.
+func Open(dir, level string) *Log {
 	if dir == "" {
 		return &Log{Logger: slog.New(slog.DiscardHandler)}
 	}
+	var lv slog.Level
+	if lv.UnmarshalText([]byte(level)) != nil {
+		lv = slog.LevelInfo
+	}
 	w := &lazyFile{path: filepath.Join(dir, "logs", "cuff.log")}
-	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})
+	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lv})
 	return &Log{Logger: slog.New(h).With("plugin", Component), w: w}
 }
 
@@ -75,6 +80,3 @@ func (l *lazyFile) close() error {
 	}
 	return l.f.Close()
 }
-
-// Discard is a handler-free logger for code paths that have no store.
-func Discard() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -82,15 +82,12 @@ func (a *Appender) Append(events ...*Event) error {
 	if len(events) == 0 {
 		return nil
 	}
-	if err := flock(a.f, unix.LOCK_EX); err != nil {
-		return fmt.Errorf("lock %s: %w", a.path, err)
+	fi, err := a.lockCurrent()
+	if err != nil {
+		return err
 	}
 	defer flock(a.f, unix.LOCK_UN) //nolint:errcheck // closing the fd releases it too
 
-	fi, err := a.f.Stat()
-	if err != nil {
-		return fmt.Errorf("stat %s: %w", a.path, err)
-	}
 	size := fi.Size()
 	var out []byte
 	if size != a.knownSize {
@@ -137,6 +134,36 @@ func (a *Appender) Append(events ...*Event) error {
 	}
 	return nil
 }
+
+// lockCurrent takes the file's lock, first reopening the path if the file
+// was replaced (a rewrite that pruned events renames a new file into place),
+// so that nothing is appended to a file no reader will see.
+func (a *Appender) lockCurrent() (os.FileInfo, error) {
+	for attempt := 0; ; attempt++ {
+		if err := flock(a.f, unix.LOCK_EX); err != nil {
+			return nil, fmt.Errorf("lock %s: %w", a.path, err)
+		}
+		fi, err := a.f.Stat()
+		if err != nil {
+			flock(a.f, unix.LOCK_UN) //nolint:errcheck
+			return nil, fmt.Errorf("stat %s: %w", a.path, err)
+		}
+		onDisk, err := os.Stat(a.path)
+		if err == nil && os.SameFile(fi, onDisk) || attempt == maxReopen {
+			return fi, nil
+		}
+		flock(a.f, unix.LOCK_UN) //nolint:errcheck
+		f, err := os.OpenFile(a.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, FileMode)
+		if err != nil {
+			return nil, fmt.Errorf("reopen %s: %w", a.path, err)
+		}
+		a.f.Close()
+		a.f, a.knownSize = f, -1
+	}
+}
+
+// maxReopen bounds how often an append follows a replaced file.
+const maxReopen = 3
 
 // encode stamps ev with seq and returns its redacted line.
 func (a *Appender) encode(ev *Event, seq int64) ([]byte, error) {

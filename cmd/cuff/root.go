@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/cuff-dev/cuff/applog"
 	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/settings"
 	"github.com/spf13/cobra"
 )
 
@@ -36,6 +37,7 @@ type app struct {
 	noColor bool
 
 	store *session.Store
+	cfg   *settings.Settings
 	log   *applog.Log
 }
 
@@ -73,6 +75,10 @@ func (a *app) openStore() (*session.Store, error) {
 		a.logger().Warn(msg)
 	}
 	a.store = s
+	if err := a.applySettings(dir); err != nil {
+		a.store = nil
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -84,7 +90,7 @@ func (a *app) logger() *slog.Logger {
 		if a.store != nil {
 			dir = a.store.Dir
 		}
-		a.log = applog.Open(dir)
+		a.log = applog.Open(dir, a.getenv("CUFF_LOG_LEVEL"))
 	}
 	return a.log.Logger
 }
@@ -166,7 +172,8 @@ tool calls, sub-agent delegations and bash runs, as JSONL sessions under .cuff/.
 	})
 	root.RunE = a.runBrowser
 	root.Args = cobra.NoArgs
-	root.AddCommand(a.versionCommand(), a.recordCommand())
+	root.AddCommand(a.versionCommand(), a.recordCommand(), a.execCommand(), a.runsCommand(),
+		a.scriptsCommand(), a.initCommand(), a.metricsCommand(), a.healthCommand())
 	root.AddCommand(a.tuiCommands()...)
 	return root
 }

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRecordingNeverStopsACommand fills a tiny tmpfs that holds the store:
+// the command still runs and returns its result, and once space is back
+// recording resumes in a new session and the cut-off one is marked
+// interrupted.
+func TestRecordingNeverStopsACommand(t *testing.T) {
+	dir := gitProject(t)
+	store := filepath.Join(dir, ".cuff")
+	os.Mkdir(store, 0o700)
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", store).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here (needs root): %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", store).Run() })
+	state := t.TempDir()
+	run := func(args ...string) result {
+		cmd := exec.Command(cuffBin, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "CUFF_STATE_DIR="+state, "HOME="+t.TempDir(), "NO_COLOR=1")
+		var out, errOut strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return result{out.String(), errOut.String(), code}
+	}
+	if r := run("exec", "echo", "first"); r.code != 0 || r.stderr != "" {
+		t.Fatalf("first run: %+v", r)
+	}
+	filler := filepath.Join(store, "filler")
+	exec.Command("dd", "if=/dev/zero", "of="+filler, "bs=4k", "count=1000").Run() // until the disk is full
+	r := run("exec", "sh", "-c", "seq 1 5000; exit 7")
+	if r.code != 7 || !strings.HasSuffix(r.stdout, "\n5000\n") || !strings.Contains(r.stderr, "recording failed") {
+		t.Fatalf("run on a full disk: %+v", r)
+	}
+	os.Remove(filler)
+	r = run("exec", "echo", "third")
+	if r.code != 0 || !strings.Contains(r.stderr, "recording recovered") {
+		t.Fatalf("run after space is back: %+v", r)
+	}
+	list := run("record", "list", "--format", "json")
+	if strings.Count(list.stdout, `"session_id"`) != 2 || !strings.Contains(list.stdout, `"status": "interrupted"`) {
+		t.Errorf("sessions after recovery:\n%s", list.stdout)
+	}
+	runs := run("runs", "list")
+	if !strings.Contains(runs.stdout, "echo first") || !strings.Contains(runs.stdout, "echo third") {
+		t.Errorf("runs:\n%s", runs.stdout)
+	}
+}
+
+// TestReadOnlyStoreStillRuns runs a command with the store on a read-only
+// filesystem: a warning, and the command's own result.
+func TestReadOnlyStoreStillRuns(t *testing.T) {
+	dir := gitProject(t)
+	store := filepath.Join(dir, ".cuff")
+	os.Mkdir(store, 0o700)
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k,ro", "tmpfs", store).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here (needs root): %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", store).Run() })
+	r := cuff(t, dir, "", "exec", "sh", "-c", "echo ran; exit 4")
+	if r.code != 4 || r.stdout != "ran\n" || !strings.Contains(r.stderr, "recording failed") ||
+		!strings.Contains(r.stderr, "read-only file system") {
+		t.Errorf("%+v", r)
+	}
+}

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// gitProject is an empty project folder (a git root) for exec tests.
+func gitProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// runsJSON lists the recorded runs of a project.
+func runsJSON(t *testing.T, dir string) []map[string]any {
+	t.Helper()
+	r := cuff(t, dir, "", "runs", "list", "--format", "json", "--limit", "0")
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+		t.Fatalf("runs list json: %v\n%s%s", err, r.stdout, r.stderr)
+	}
+	return rows
+}
+
+func TestExecRunsRecordsAndExitsWithTheCommandsCode(t *testing.T) {
+	dir := gitProject(t)
+	cases := []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{[]string{"exec", "echo", "hello", "world"}, 0, "hello world\n", ""},
+		{[]string{"exec", "sh", "-c", "echo oops >&2; exit 3"}, 3, "", "oops\n"},
+		{[]string{"exec", "--shell", "echo $((6*7))"}, 0, "42\n", ""},
+		{[]string{"exec", "no-such-command-xyz"}, 127, "", "CUFF-EXE-001"},
+		{[]string{"exec", "--cwd", "/", "--", "true"}, 125, "", "CUFF-EXE-005"},
+		{[]string{"exec", "--timeout", "1", "--", "sh", "-c", "echo started; sleep 30"}, 124, "started\n", "timed out"},
+		{[]string{"exec", "sh", "-c", "kill -9 $$"}, 137, "", ""},
+	}
+	for _, c := range cases {
+		r := cuff(t, dir, "", c.args...)
+		if r.code != c.code || !strings.Contains(r.stdout, c.stdout) || !strings.Contains(r.stderr, c.stderr) {
+			t.Errorf("cuff %q: code %d (want %d)\nstdout %q (want %q)\nstderr %q (want %q)", c.args, r.code, c.code,
+				r.stdout, c.stdout, r.stderr, c.stderr)
+		}
+	}
+	rows := runsJSON(t, dir)
+	if len(rows) != len(cases) {
+		t.Fatalf("%d runs recorded, want %d: %v", len(rows), len(cases), rows)
+	}
+	byCmd := map[string]map[string]any{}
+	for _, r := range rows {
+		byCmd[r["command"].(string)] = r
+	}
+	if r := byCmd["echo hello world"]; r == nil || r["exit_code"] != 0.0 || r["success"] != true {
+		t.Errorf("echo run %v", r)
+	}
+	if r := byCmd["no-such-command-xyz"]; r == nil || !strings.HasPrefix(r["error"].(string), "CUFF-EXE-001") {
+		t.Errorf("failed start not recorded with its code: %v", r)
+	}
+	if r := byCmd["true"]; r == nil || !strings.HasPrefix(r["error"].(string), "CUFF-EXE-005") {
+		t.Errorf("validation failure not recorded: %v", r)
+	}
+	var timedOut map[string]any
+	for k, r := range byCmd {
+		if strings.Contains(k, "sleep 30") {
+			timedOut = r
+		}
+	}
+	if timedOut == nil || timedOut["timed_out"] != true || timedOut["exit_code"] != nil {
+		t.Errorf("timeout run %v", timedOut)
+	}
+	// all runs of the day went into one session
+	sessions := map[any]bool{}
+	for _, r := range rows {
+		sessions[r["session_id"]] = true
+	}
+	if len(sessions) != 1 {
+		t.Errorf("runs spread over %d sessions", len(sessions))
+	}
+}
+
+func TestExecFlagsStopAtTheCommand(t *testing.T) {
+	dir := gitProject(t)
+	r := cuff(t, dir, "", "exec", "ls", "-la", "--timeout", "5")
+	if r.code == 0 || !strings.Contains(r.stderr, "--timeout") {
+		// ls itself gets --timeout and rejects it: cuff did not take it
+		t.Errorf("ls got cuff's flag? %+v", r)
+	}
+	r = cuff(t, dir, "", "exec", "go test ./...")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--shell") {
+		t.Errorf("one spaced argument: %+v", r)
+	}
+	r = cuff(t, dir, "", "exec")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "missing the command") {
+		t.Errorf("no command: %+v", r)
+	}
+	r = cuff(t, dir, "", "exec", "--env", "NOEQUALS", "--", "true")
+	if r.code != exitUsage {
+		t.Errorf("bad --env: %+v", r)
+	}
+	r = cuff(t, dir, "", "exec", "--env", "GREETING=hi there", "--", "sh", "-c", "echo $GREETING")
+	if r.stdout != "hi there\n" {
+		t.Errorf("--env: %+v", r)
+	}
+}
+
+func TestExecCorrelationAndConversationSessions(t *testing.T) {
+	dir := gitProject(t)
+	cuff(t, dir, "", "exec", "--conversation-id", "conv-a", "--run-id", "run-1", "--task-id", "task-9", "--", "true")
+	cuff(t, dir, "", "exec", "--conversation-id", "conv-a", "--", "true")
+	cuff(t, dir, "", "exec", "--conversation-id", "conv-b", "--", "true")
+	rows := runsJSON(t, dir)
+	bySession := map[any][]map[string]any{}
+	for _, r := range rows {
+		bySession[r["session_id"]] = append(bySession[r["session_id"]], r)
+	}
+	if len(bySession) != 2 {
+		t.Fatalf("conversations a and b should have one session each: %v", bySession)
+	}
+	r := cuff(t, dir, "", "runs", "list", "--run-id", "run-1", "--format", "json")
+	var one []map[string]any
+	json.Unmarshal([]byte(r.stdout), &one)
+	if len(one) != 1 || one[0]["task_id"] != "task-9" || one[0]["conversation_id"] != "conv-a" {
+		t.Errorf("--run-id filter: %s", r.stdout)
+	}
+}
+
+func TestExecInterruptIsForwardedAndRecorded(t *testing.T) {
+	dir := gitProject(t)
+	cmd := exec.Command(cuffBin, "exec", "--", "sh", "-c", "trap 'echo got-int; exit 130' INT; echo ready; sleep 30 & wait")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "NO_COLOR=1")
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	n, _ := out.Read(buf)
+	if !strings.Contains(string(buf[:n]), "ready") {
+		t.Fatalf("child did not start: %q", buf[:n])
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("cuff exec did not end after SIGINT")
+	}
+	rows := runsJSON(t, dir)
+	if len(rows) != 1 {
+		t.Fatalf("runs %v", rows)
+	}
+	r := cuff(t, dir, "", "runs", "show", rows[0]["id"].(string), "--json")
+	if !strings.Contains(r.stdout, `"interrupted": true`) {
+		t.Errorf("interrupt not recorded: %s", r.stdout)
+	}
+}
+
+func TestRunsShowPruneStats(t *testing.T) {
+	dir := gitProject(t)
+	cuff(t, dir, "", "exec", "--run-id", "old", "--", "sh", "-c", "seq 1 100")
+	cuff(t, dir, "", "exec", "--run-id", "keep", "--", "false")
+	rows := runsJSON(t, dir)
+	var id string
+	for _, r := range rows {
+		if r["run_id"] == "old" {
+			id = r["id"].(string)
+		}
+	}
+	r := cuff(t, dir, "", "runs", "show", id)
+	if !strings.Contains(r.stdout, "Command: sh -c 'seq 1 100'") || !strings.Contains(r.stdout, "… 80 more lines") {
+		t.Errorf("show:\n%s", r.stdout)
+	}
+	r = cuff(t, dir, "", "runs", "show", id[len(id)-4:], "--full-output")
+	if !strings.Contains(r.stdout, "\n100\n") {
+		t.Errorf("show by suffix with full output:\n%s%s", r.stdout, r.stderr)
+	}
+	r = cuff(t, dir, "", "runs", "show", "e_nope")
+	if r.code == 0 || !strings.Contains(r.stderr, "Run 'e_nope' not found") {
+		t.Errorf("missing run: %+v", r)
+	}
+	r = cuff(t, dir, "", "runs", "list", "--failed", "--format", "json")
+	if strings.Count(r.stdout, `"id"`) != 1 || !strings.Contains(r.stdout, `"command": "false"`) {
+		t.Errorf("--failed: %s", r.stdout)
+	}
+	r = cuff(t, dir, "", "runs", "list", "--command", "sh -c*", "--format", "json")
+	if strings.Count(r.stdout, `"id"`) != 1 {
+		t.Errorf("--command glob: %s", r.stdout)
+	}
+	r = cuff(t, dir, "", "runs", "stats")
+	if !strings.Contains(r.stdout, "Total Commands: 2") || !strings.Contains(r.stdout, "Storage:") {
+		t.Errorf("stats:\n%s", r.stdout)
+	}
+	r = cuff(t, dir, "", "runs", "prune", "--run-id", "old", "--dry-run")
+	if !strings.Contains(r.stdout, "would delete 1 runs") {
+		t.Errorf("prune dry run: %+v", r)
+	}
+	r = cuff(t, dir, "", "runs", "prune", "--run-id", "old", "--force")
+	if !strings.Contains(r.stdout, "Deleted 1 runs") {
+		t.Errorf("prune: %+v", r)
+	}
+	rows = runsJSON(t, dir)
+	if len(rows) != 1 || rows[0]["run_id"] != "keep" {
+		t.Errorf("after prune: %v", rows)
+	}
+	// the session still takes appends after its file was rewritten
+	cuff(t, dir, "", "exec", "true")
+	if rows = runsJSON(t, dir); len(rows) != 2 {
+		t.Errorf("append after prune: %v", rows)
+	}
+}

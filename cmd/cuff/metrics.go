@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/cuff-dev/cuff/metrics"
+	"github.com/cuff-dev/cuff/report"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) metricsCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "metrics",
+		Short: "Print figures computed from the recordings in Prometheus text format",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := a.openStore()
+			if err != nil {
+				return err
+			}
+			f, err := metrics.Collect(s)
+			if err != nil {
+				return err
+			}
+			return f.WritePrometheus(a.stdout)
+		},
+	}
+}
+
+func (a *app) healthCommand() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "health",
+		Short: "Check that recording can work; exits 1 when it cannot",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFormat(format, "json", "text"); err != nil {
+				return err
+			}
+			s, err := a.openStore()
+			if err != nil {
+				return err
+			}
+			h := metrics.Check(s, a.settings().Recording.Enabled)
+			if format == "json" {
+				if err := report.JSON(a.stdout, h); err != nil {
+					return err
+				}
+			} else {
+				state := "healthy"
+				if !h.Healthy {
+					state = "unhealthy"
+				}
+				fmt.Fprintf(a.stdout, "cuff is %s\n  recordings: %s\n  writable: %t\n  free space: %s\n", state,
+					h.Directory, h.DirectoryWritable, report.Bytes(int64(h.FreeBytes)))
+				if h.CurrentSession != nil {
+					fmt.Fprintf(a.stdout, "  current session: %s (%d events)\n", *h.CurrentSession, h.EntriesRecorded)
+				}
+				for _, p := range h.Problems {
+					fmt.Fprintf(a.stdout, "  problem: %s\n", p)
+				}
+			}
+			if !h.Healthy {
+				return &exitCodeError{code: exitError}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "json", "output format: json, text")
+	return cmd
+}
