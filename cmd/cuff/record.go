@@ -19,10 +19,6 @@ import (
 // defaultListLimit is how many sessions `record list` shows unless told.
 const defaultListLimit = 20
 
-// defaultRetentionDays is how old a session must be before `record clean`
-// removes it, unless told otherwise.
-const defaultRetentionDays = 30
-
 // noRecordingsMessage is printed when a store has nothing to report on.
 const noRecordingsMessage = `No recordings found.
 
@@ -225,17 +221,22 @@ func (a *app) recordCleanCommand() *cobra.Command {
   cuff record clean --force`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			age := time.Duration(defaultRetentionDays) * 24 * time.Hour
+			s, err := a.openStore()
+			if err != nil {
+				return err
+			}
+			days := a.settings().Recording.RetentionDays
+			if olderThan == "" && days == 0 {
+				fmt.Fprintln(a.stdout, "Nothing to clean: recording.retention_days is 0 (keep forever). Use --older-than to clean anyway.")
+				return nil
+			}
+			age := time.Duration(days) * 24 * time.Hour
 			if olderThan != "" {
 				d, err := session.ParseAge(olderThan)
 				if err != nil {
 					return err
 				}
 				age = d
-			}
-			s, err := a.openStore()
-			if err != nil {
-				return err
 			}
 			plan, err := s.PlanClean(time.Now().Add(-age))
 			if err != nil {
@@ -269,7 +270,7 @@ func (a *app) recordCleanCommand() *cobra.Command {
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&olderThan, "older-than", "", fmt.Sprintf("delete sessions last updated longer ago than this (7d, 2w, 1m; default %dd)", defaultRetentionDays))
+	cmd.Flags().StringVar(&olderThan, "older-than", "", "delete sessions last updated longer ago than this (7d, 2w, 1m); default: recording.retention_days (30)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would be deleted without deleting")
 	cmd.Flags().BoolVar(&force, "force", false, "skip the confirmation prompt")
 	return cmd

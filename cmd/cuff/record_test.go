@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -206,8 +207,8 @@ func TestRecordClean(t *testing.T) {
 	// age the first session: its events and its file
 	p := filepath.Join(sessions, ids[0]+".jsonl")
 	data, _ := os.ReadFile(p)
-	stamp := time.Now().UTC().Format("2006-01-02")
-	os.WriteFile(p, []byte(strings.ReplaceAll(string(data), `"ts":"`+stamp, `"ts":"`+old.UTC().Format("2006-01-02"))), 0o600)
+	aged := regexp.MustCompile(`"ts":"\d{4}-\d{2}-\d{2}`).ReplaceAll(data, []byte(`"ts":"`+old.UTC().Format("2006-01-02")))
+	os.WriteFile(p, aged, 0o600)
 	os.Chtimes(p, old, old)
 
 	r := cuff(t, dir, "", "record", "clean", "--dry-run")
@@ -271,5 +272,19 @@ func TestDirFlag(t *testing.T) {
 	os.MkdirAll(sub, 0o755)
 	if r := cuff(t, sub, "", "record", "list"); !strings.Contains(r.stdout, ids[0]) {
 		t.Errorf("walk up: %+v", r)
+	}
+}
+
+func TestRecordCleanFollowsRetentionSetting(t *testing.T) {
+	dir, _ := project(t)
+	os.WriteFile(filepath.Join(dir, ".cuff", "settings.yml"), []byte("recording:\n  retention_days: 0\n"), 0o600)
+	r := cuff(t, dir, "", "record", "clean", "--force")
+	if r.code != 0 || !strings.Contains(r.stdout, "retention_days is 0") {
+		t.Errorf("%+v", r)
+	}
+	os.WriteFile(filepath.Join(dir, ".cuff", "settings.yml"), []byte("recording:\n  retention_days: -3\n"), 0o600)
+	r = cuff(t, dir, "", "record", "list")
+	if r.code == 0 || !strings.Contains(r.stderr, "settings.yml:2") || !strings.Contains(r.stderr, "retention_days") {
+		t.Errorf("bad settings: %+v", r)
 	}
 }
