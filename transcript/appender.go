@@ -183,7 +183,7 @@ func (a *Appender) encode(ev *Event, seq int64) ([]byte, error) {
 	if ev.Body == nil && len(ev.Raw) > 0 {
 		line, err = restampRaw(ev)
 	} else {
-		line, err = json.Marshal(ev)
+		line, err = ev.MarshalJSON() // not json.Marshal, which would re-scan the whole line
 	}
 	if err != nil {
 		return nil, fmt.Errorf("encode %s event: %w", ev.Type, err)
@@ -241,11 +241,7 @@ func lastSeq(f *os.File, size int64) (seq int64, endsClean bool, err error) {
 		if err != nil {
 			return 0, endsClean, err
 		}
-		line := make([]byte, end-start)
-		if _, err := f.ReadAt(line, start); err != nil && !errors.Is(err, io.EOF) {
-			return 0, endsClean, err
-		}
-		if s, ok := seqOf(line); ok {
+		if s, ok := seqOf(io.NewSectionReader(f, start, end-start)); ok {
 			return s, endsClean, nil
 		}
 		end = start - 1
@@ -274,19 +270,34 @@ func lineStart(f *os.File, end int64) (int64, error) {
 	return 0, nil
 }
 
-// seqOf returns the seq field of one line, if the line is a JSON object that has one.
-func seqOf(line []byte) (int64, bool) {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 || line[0] != '{' {
+// seqOf returns the top-level seq field of one line, if the line is a JSON
+// object that has one. It decodes only as far as the seq key, which cuff
+// writes near the start, so a long line costs little.
+func seqOf(line io.Reader) (int64, bool) {
+	dec := json.NewDecoder(line)
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return 0, false
 	}
-	var v struct {
-		Seq *int64 `json:"seq"`
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return 0, false
+		}
+		if key == "seq" {
+			var n json.Number
+			if err := dec.Decode(&n); err != nil {
+				return 0, false
+			}
+			v, err := n.Int64()
+			return v, err == nil
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return 0, false
+		}
 	}
-	if err := json.Unmarshal(line, &v); err != nil || v.Seq == nil {
-		return 0, false
-	}
-	return *v.Seq, true
+	return 0, false
 }
 
 // flock takes or releases an advisory lock, retrying when interrupted.

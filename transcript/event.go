@@ -97,15 +97,25 @@ func (e *Event) MarshalJSON() ([]byte, error) {
 		}
 		return json.Marshal(&e.Envelope)
 	}
-	env, err := json.Marshal(&e.Envelope)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep <, > and & readable; the output is never HTML
+	if err := enc.Encode(&e.Envelope); err != nil {
 		return nil, fmt.Errorf("encode %s envelope: %w", e.Type, err)
 	}
-	body, err := json.Marshal(e.Body)
-	if err != nil {
+	envEnd := buf.Len() - 1 // without the newline Encode adds
+	if err := enc.Encode(e.Body); err != nil {
 		return nil, fmt.Errorf("encode %s body: %w", e.Type, err)
 	}
-	return spliceObjects(env, body), nil
+	out := buf.Bytes()
+	body := out[envEnd+1 : len(out)-1]
+	if len(body) <= 2 { // "{}"
+		return out[:envEnd], nil
+	}
+	// {env}\n{body}\n becomes {env,body} in place.
+	out[envEnd-1] = ','
+	n := copy(out[envEnd:], body[1:])
+	return out[:envEnd+n], nil
 }
 
 // spliceObjects joins two JSON objects into one: {a...} + {b...} = {a...,b...}.

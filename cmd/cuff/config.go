@@ -48,7 +48,7 @@ func (a *app) applySettings(dir string) error {
 		if err != nil {
 			return fmt.Errorf("redaction: %w", err)
 		}
-		a.store.Redact = r.JSON
+		a.store.Redact = func(line []byte) ([]byte, error) { return r.ValidJSON(line), nil }
 	}
 	return nil
 }

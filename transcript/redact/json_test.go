@@ -131,3 +131,19 @@ func TestDecodeStringMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+func FuzzValidJSONNeverPanics(f *testing.F) {
+	f.Add([]byte(`{"password":"x","a":[1,"sk-abcdefghijklmnopqrstuvwx"]}`))
+	f.Add([]byte(`{"a":"\u00`))
+	f.Add([]byte(`[[[[`))
+	r := MustNew(Options{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out := r.ValidJSON(data)
+		if json.Valid(data) {
+			want, err := r.JSON(data)
+			if err != nil || string(want) != string(out) {
+				t.Fatalf("ValidJSON differs from JSON on valid input: %q vs %q (%v)", out, want, err)
+			}
+		}
+	})
+}
