@@ -168,7 +168,7 @@ func summarize(path string, m *Meta) error {
 	if _, err := f.Seek(m.SummarizedUpTo, io.SeekStart); err != nil {
 		return fmt.Errorf("seek %s: %w", path, err)
 	}
-	lines := transcript.NewLineReader(f)
+	lines := transcript.NewLineReaderSize(f, int(fi.Size()-m.SummarizedUpTo)+1)
 	offset := m.SummarizedUpTo
 	for {
 		line, complete, err := lines.Next()

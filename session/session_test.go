@@ -256,10 +256,37 @@ func TestStatsAndClean(t *testing.T) {
 }
 
 func BenchmarkIndexRebuild10000(b *testing.B) {
+	s := manySessions(b, 10000)
+	b.ResetTimer()
+	for b.Loop() {
+		os.Remove(s.IndexPath())
+		if ix, err := s.Rebuild(); err != nil || ix.TotalSessions != 10000 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkList10000 lists a store whose index is up to date: what
+// `record list` and the TUI pay on every refresh.
+func BenchmarkList10000(b *testing.B) {
+	s := manySessions(b, 10000)
+	if _, err := s.Rebuild(); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if all, err := s.Sessions(); err != nil || len(all) != 10000 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// manySessions lays out n small finished sessions.
+func manySessions(b *testing.B, n int) *Store {
 	s, _ := newStore(b)
 	s.NoSync = true
 	at := time.Now()
-	for i := 0; i < 10000; i++ {
+	for i := 0; i < n; i++ {
 		w, err := s.openWriterForBench(at)
 		if err != nil {
 			b.Fatal(err)
@@ -271,13 +298,7 @@ func BenchmarkIndexRebuild10000(b *testing.B) {
 			transcript.New(w.ID(), at, &transcript.SessionEnd{Status: "complete"}))
 		w.release()
 	}
-	b.ResetTimer()
-	for b.Loop() {
-		os.Remove(s.IndexPath())
-		if ix, err := s.Rebuild(); err != nil || ix.TotalSessions != 10000 {
-			b.Fatal(err)
-		}
-	}
+	return s
 }
 
 // openWriterForBench creates a session without writing its meta and index,

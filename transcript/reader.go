@@ -125,9 +125,17 @@ type LineReader struct {
 }
 
 // NewLineReader returns a LineReader over r.
-func NewLineReader(r io.Reader) *LineReader {
-	return &LineReader{br: bufio.NewReaderSize(r, readBufferSize)}
+func NewLineReader(r io.Reader) *LineReader { return NewLineReaderSize(r, readBufferSize) }
+
+// NewLineReaderSize returns a LineReader with a buffer of about size bytes:
+// a small one for small inputs saves allocating the default for each of
+// many short files. Lines longer than the buffer are still read whole.
+func NewLineReaderSize(r io.Reader, size int) *LineReader {
+	return &LineReader{br: bufio.NewReaderSize(r, min(max(size, minReadBuffer), readBufferSize))}
 }
+
+// minReadBuffer is the smallest buffer a LineReader uses.
+const minReadBuffer = 4 << 10
 
 // Line is the number of the last complete line returned (1-based).
 func (l *LineReader) Line() int { return l.line }
