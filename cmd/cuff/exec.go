@@ -99,16 +99,19 @@ func (a *app) runExec(f *execFlags, args []string) error {
 		return &usageError{msg: "--shell takes the whole script; do not also give a command",
 			hint: fmt.Sprintf("Hint: cuff exec --shell %q", f.shell+" "+strings.Join(args, " "))}
 	}
-	if f.shell == "" && len(args) == 1 && strings.ContainsAny(args[0], " \t") {
-		return &usageError{msg: fmt.Sprintf("%q is one argument with spaces: cuff runs commands as argv, not through a shell", args[0]),
-			hint: fmt.Sprintf("Hint: cuff exec %s   or   cuff exec --shell %q", args[0], args[0])}
-	}
 	a.fillFromEnv(&f.corr)
 	store, err := a.openStore()
 	if err != nil {
 		return err
 	}
 	cfg := a.settings()
+	if f.shell == "" && cfg.Execution.UseShell {
+		f.shell, args = strings.Join(args, " "), nil // execution.use_shell: command strings go through the shell
+	}
+	if f.shell == "" && len(args) == 1 && strings.ContainsAny(args[0], " \t") {
+		return &usageError{msg: fmt.Sprintf("%q is one argument with spaces: cuff runs commands as argv, not through a shell", args[0]),
+			hint: fmt.Sprintf("Hint: cuff exec %s   or   cuff exec --shell %q   (or set execution.use_shell: true)", args[0], args[0])}
+	}
 	root := filepath.Dir(store.Dir)
 	c := runner.Command{
 		Root:           root,

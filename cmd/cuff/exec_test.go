@@ -223,3 +223,13 @@ func TestRunsShowPruneStats(t *testing.T) {
 		t.Errorf("append after prune: %v", rows)
 	}
 }
+
+func TestExecUseShellSetting(t *testing.T) {
+	dir := gitProject(t)
+	os.MkdirAll(filepath.Join(dir, ".cuff"), 0o700)
+	os.WriteFile(filepath.Join(dir, ".cuff", "settings.yml"), []byte("execution:\n  use_shell: true\n"), 0o600)
+	r := cuff(t, dir, "", "exec", "echo $((2+3)) | sed s/5/five/")
+	if r.code != 0 || r.stdout != "five\n" {
+		t.Errorf("use_shell: %+v", r)
+	}
+}
