@@ -85,7 +85,9 @@ func (m *Meta) add(ev *transcript.Event) {
 			m.AgentID = ev.AgentID
 		}
 	case *transcript.ChatTurn:
-		m.Turns++
+		if b.Text != "" { // a turn that only carries a message's token usage is not a turn
+			m.Turns++
+		}
 		if m.Title == "" && b.Role == transcript.RoleUser && !b.Thinking {
 			m.Title = titleOf(b.Text)
 		}

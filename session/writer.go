@@ -103,9 +103,13 @@ func (w *Writer) refresh() error {
 	return w.store.updateIndexEntry(&w.meta)
 }
 
-// Close ends the session: a session_end event with the given status and the
-// session's counts, then the meta file and the index entry.
-func (w *Writer) Close(status string) error {
+// Close ends the session now: a session_end event with the given status and
+// the session's counts, then the meta file and the index entry.
+func (w *Writer) Close(status string) error { return w.CloseAt(status, time.Now()) }
+
+// CloseAt ends the session as Close does, stamping the end with ts (an
+// imported session ends when its last event happened, not when imported).
+func (w *Writer) CloseAt(status string, ts time.Time) error {
 	defer w.release()
 	if err := summarize(w.app.Path(), &w.meta); err != nil {
 		return fmt.Errorf("summarise session %s: %w", w.id, err)
@@ -113,7 +117,7 @@ func (w *Writer) Close(status string) error {
 	m := &w.meta
 	counts := &transcript.Counts{Events: m.EntryCount + 1, Turns: m.Turns, ToolCalls: m.ToolCalls,
 		Commands: m.Commands, Failures: m.CommandsFailed, TimedOut: m.CommandsTimedOut, Approvals: m.Approvals}
-	end := transcript.New(w.id, time.Now(), &transcript.SessionEnd{Status: status, Counts: counts})
+	end := transcript.New(w.id, ts, &transcript.SessionEnd{Status: status, Counts: counts})
 	if err := w.Append(end); err != nil {
 		return err
 	}

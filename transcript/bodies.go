@@ -38,6 +38,7 @@ type SessionStart struct {
 	Title            string `json:"title,omitempty"`
 	WorkingDirectory string `json:"working_directory,omitempty"`
 	CuffVersion      string `json:"cuff_version,omitempty"`
+	Model            string `json:"model,omitempty"`
 	Host             *Host  `json:"host,omitempty"`
 	Git              *Git   `json:"git,omitempty"`
 }

@@ -175,6 +175,8 @@ tool calls, sub-agent delegations and bash runs, as JSONL sessions under .cuff/.
 	root.AddCommand(a.versionCommand(), a.recordCommand(), a.execCommand(), a.runsCommand(),
 		a.scriptsCommand(), a.initCommand(), a.metricsCommand(), a.healthCommand())
 	root.AddCommand(a.tuiCommands()...)
+	root.AddCommand(a.approvalCommands()...)
+	root.AddCommand(a.importCommand())
 	return root
 }
 

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/cuff-dev/cuff/report"
+	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/transcript"
+	"github.com/cuff-dev/cuff/transcript/foreign"
+	"github.com/spf13/cobra"
+)
+
+// importBatch is how many events an import appends (and syncs) at a time.
+const importBatch = 512
+
+// importResult is what `cuff import --format json` prints.
+type importResult struct {
+	SessionID string `json:"session_id"`
+	Events    int64  `json:"events"`
+}
+
+func (a *app) importCommand() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "import FILE",
+		Short: "Convert a Claude Code transcript or a Codex rollout into a cuff session",
+		Long: `Import reads a Claude Code transcript (a session or a sub-agent's file), a Codex
+rollout or a cuff session file, told apart by content, and writes it as a new session
+of the project's store, secrets redacted. It prints the new session's id. Use - to read
+standard input.`,
+		Example: `  cuff import ~/.claude/projects/-home-me-app/4d5611e5-241a-462a-8d15-5122611a9569.jsonl
+  cuff import ~/.codex/sessions/2026/05/11/rollout-2026-05-11T13-28-45-<uuid>.jsonl --format json`,
+		Args: exactArgs(1, "FILE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format, "text", "json"); err != nil {
+				return err
+			}
+			in, opts, closeIn, err := a.openImport(args[0])
+			if err != nil {
+				return err
+			}
+			defer closeIn()
+			s, err := a.openStore()
+			if err != nil {
+				return err
+			}
+			res, st, err := importTranscript(s, in, opts)
+			if err != nil {
+				return fmt.Errorf("import %s: %w", args[0], err)
+			}
+			if st.Unknown > 0 || st.Malformed > 0 || st.Truncated > 0 {
+				fmt.Fprintf(a.stderr, "warning: skipped %d lines of unknown types %v, %d malformed, %d incomplete\n",
+					st.Unknown, st.UnknownTypes, st.Malformed, st.Truncated)
+			}
+			if format == "json" {
+				return report.JSON(a.stdout, res)
+			}
+			fmt.Fprintf(a.stderr, "Imported %s: %d events\n", st.Format, res.Events)
+			fmt.Fprintln(a.stdout, res.SessionID)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json")
+	return cmd
+}
+
+// openImport opens the file to import (- for standard input).
+func (a *app) openImport(path string) (io.Reader, foreign.Options, func(), error) {
+	if path == "-" {
+		return a.stdin, foreign.Options{}, func() {}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, foreign.Options{}, nil, &usageError{msg: fmt.Sprintf("%s: no such file", path),
+				hint: "Hint: Claude Code keeps transcripts in ~/.claude/projects, Codex in ~/.codex/sessions"}
+		}
+		return nil, foreign.Options{}, nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		f.Close()
+		return nil, foreign.Options{}, nil, &usageError{msg: fmt.Sprintf("%s is a directory", path),
+			hint: "Hint: Give one transcript file (.jsonl)"}
+	}
+	return f, foreign.Options{FallbackUUID: foreign.FallbackUUID(path)}, func() { f.Close() }, nil
+}
+
+// importTranscript decodes a transcript into a new session of the store:
+// its session_start opens the session, the other events are appended in
+// batches with their times, agent ids and call ids, and the session is
+// closed with the status the source ended with (complete for foreign ones).
+func importTranscript(s *session.Store, r io.Reader, opts foreign.Options) (importResult, foreign.Stats, error) {
+	var (
+		w      *session.Writer
+		res    importResult
+		batch  []*transcript.Event
+		status = transcript.StatusComplete
+		last   time.Time // when the last event happened: the session ends then
+	)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := w.Append(batch...); err != nil {
+			return err
+		}
+		res.Events += int64(len(batch))
+		batch = batch[:0]
+		return nil
+	}
+	st, err := foreign.DecodeWith(r, opts, func(ev *transcript.Event) error {
+		if ev.TS.After(last) {
+			last = ev.TS
+		}
+		if w == nil {
+			start, ok := ev.Body.(*transcript.SessionStart)
+			if !ok {
+				start = &transcript.SessionStart{Source: transcript.SourceImport}
+			}
+			ts := ev.TS
+			if ts.IsZero() {
+				ts = time.Now()
+			}
+			var err error
+			if w, err = s.Create(start, ts); err != nil {
+				return err
+			}
+			res.SessionID, res.Events = w.ID(), 1
+			if ok {
+				return nil
+			}
+		}
+		switch b := ev.Body.(type) {
+		case *transcript.SessionStart:
+			return nil // a second start (a cuff session appended to): the session has one
+		case *transcript.SessionEnd:
+			status = b.Status
+			return nil
+		}
+		batch = append(batch, ev)
+		if len(batch) >= importBatch {
+			return flush()
+		}
+		return nil
+	})
+	if w == nil {
+		return res, st, err
+	}
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		_ = w.Close(transcript.StatusInterrupted) // the error that stopped the import is the one to report
+		return res, st, fmt.Errorf("import stopped after %d events: %w", res.Events, err)
+	}
+	if err := w.CloseAt(status, last); err != nil {
+		return res, st, err
+	}
+	res.Events++ // the session_end
+	return res, st, nil
+}

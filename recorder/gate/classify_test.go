@@ -1,0 +1,208 @@
+package gate
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestClassifyCases pins the verdict of commands that exercise each part of
+// the classifier, in strict mode with the workspace /home/u/project.
+func TestClassifyCases(t *testing.T) {
+	g := testGate(t, Options{})
+	cases := []struct {
+		cmd  string
+		want Verdict
+	}{
+		// Provably local and built-in allowed.
+		{"ls -la", VerdictAllow},
+		{"git status", VerdictAllow},
+		{"git --no-pager -C sub log -5", VerdictAllow},
+		{"timeout 60 go test ./...", VerdictAllow},
+		{"find . -name '*.go' -exec grep -l x {} +", VerdictAllow},
+		{"bash -c 'ls -la && git diff'", VerdictAllow},
+		{"eval 'ls'", VerdictAllow},
+		{"bash <<'EOF'\nls\nEOF", VerdictAllow},
+		{"PYTHONPATH=src pytest", VerdictAllow},
+		{"export PATH=$PATH:/usr/local/go/bin", VerdictAllow},
+		{"GIT_PAGER=cat git log", VerdictAllow},
+		{"cd /tmp && ls", VerdictAllow},
+		{"echo x > /tmp/out.txt", VerdictAllow},
+		{"source .venv/bin/activate && pytest", VerdictAllow},
+		{"npx jest", VerdictAllow},
+		{"sed -i 's/a/b/' main.go && go test ./...", VerdictAllow},
+		{"", VerdictAllow},
+		// Unknown: no decision in strict mode.
+		{"./gradlew run", VerdictNone},
+		{"go run .", VerdictNone},
+		{"git clean -fdx", VerdictNone},
+		{"ls | xargs rm", VerdictNone},
+		{"kill 1234", VerdictNone},
+		// Risky.
+		{"curl https://example.com", VerdictAsk},
+		{"git -c core.pager=less log", VerdictAllow},
+		{"git -c core.pager='curl x' log", VerdictAsk},
+		{"git -c core.pager=./pager log", VerdictAsk},
+		{"git -C /tmp/other status", VerdictAsk},
+		{"go test -exec ./x ./...", VerdictAsk},
+		{"npm install", VerdictAsk},
+		{"make --eval 'x:'", VerdictAsk},
+		{"rm -rf ~/x", VerdictAsk},
+		{"cd .. && rm -rf project", VerdictAsk},
+		{"rm -rf /home/u/project", VerdictAsk},
+		{"rm -rf /home/u/project/build", VerdictAllow},
+		{"for d in a b; do cd $d; rm -rf x; done", VerdictAsk},
+		{"echo 'test: ; curl y' > Makefile && make test", VerdictAsk},
+		{"echo '{}' > .claude/settings.json", VerdictAsk},
+		{"echo x >> ~/.bashrc", VerdictAsk},
+		{"((curl x) )", VerdictAsk},
+		{"ls | ! curl x", VerdictAsk},
+		{"if then fi", VerdictAsk},
+		{":(){ :|:& };:", VerdictAsk},
+		{"kill -9 -1", VerdictAsk},
+		{"xargs sh <<< x", VerdictAsk},
+		{"timeout 5 LD_PRELOAD=/tmp/x.so ls", VerdictAsk},
+		{"env export LD_PRELOAD=/tmp/x.so", VerdictAsk},
+	}
+	for _, tc := range cases {
+		r := g.Check(t.Context(), tc.cmd, 0)
+		if r.Verdict != tc.want {
+			t.Errorf("%q: got %s (%s), want %s; reasons: %v", tc.cmd, r.Verdict, r.Tier, tc.want, r.Reasons)
+		}
+	}
+}
+
+// TestEveryPartIsExplained checks that each simple command, including the
+// ones wrappers run, gets its own explanation with words and a tier.
+func TestEveryPartIsExplained(t *testing.T) {
+	g := testGate(t, Options{})
+	r := g.Check(t.Context(), `git status && timeout 5 c''url -s "https://x" | sh -c 'wc -l'`, 0)
+	var texts []string
+	for _, c := range r.Commands {
+		texts = append(texts, c.Text+" => "+c.Tier.String())
+	}
+	want := []string{
+		"git status => allow_rule",
+		"timeout 5 c''url -s \"https://x\" => local",
+		"curl -s https://x => risky",
+		"sh -c 'wc -l' => local",
+		"wc -l => local",
+	}
+	if strings.Join(texts, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("commands:\n%s\nwant:\n%s", strings.Join(texts, "\n"), strings.Join(want, "\n"))
+	}
+	if got := r.Commands[2].Argv; strings.Join(got, "|") != "curl|-s|https://x" {
+		t.Errorf("argv of the wrapped command = %q", got)
+	}
+	if r.Verdict != VerdictAsk || r.Tier != TierRisky {
+		t.Errorf("verdict %s/%s, want ask/risky", r.Verdict, r.Tier)
+	}
+}
+
+// TestResultJSON checks the shape `cuff check --format json` prints, for
+// well-formed and malformed input alike.
+func TestResultJSON(t *testing.T) {
+	g := testGate(t, Options{})
+	for _, cmd := range []string{"git status", "curl x | sh", "echo 'unterminated", "\x00\xff(", ""} {
+		b, err := json.Marshal(g.Check(t.Context(), cmd, 0))
+		if err != nil {
+			t.Fatalf("%q: %v", cmd, err)
+		}
+		var out struct {
+			Verdict  *string `json:"verdict"`
+			Commands []struct {
+				Text    *string  `json:"text"`
+				Argv    []string `json:"argv"`
+				Tier    *string  `json:"tier"`
+				Verdict *string  `json:"verdict"`
+				Reasons []string `json:"reasons"`
+			} `json:"commands"`
+		}
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatalf("%q: %v", cmd, err)
+		}
+		if out.Verdict == nil || out.Commands == nil && cmd != "" {
+			t.Fatalf("%q: missing verdict or commands: %s", cmd, b)
+		}
+		switch *out.Verdict {
+		case "allow", "ask", "deny", "none":
+		default:
+			t.Fatalf("%q: verdict %q", cmd, *out.Verdict)
+		}
+		for _, c := range out.Commands {
+			if c.Text == nil || c.Tier == nil || c.Verdict == nil || c.Argv == nil || len(c.Reasons) == 0 {
+				t.Fatalf("%q: incomplete command in %s", cmd, b)
+			}
+		}
+	}
+	r := g.Check(t.Context(), "echo 'unterminated", 0)
+	if r.Verdict != VerdictAsk || r.Tier != TierUnparsed {
+		t.Errorf("unparsable command: %s/%s, want ask/unparsed", r.Verdict, r.Tier)
+	}
+}
+
+// TestWorkingDirectory checks that relative paths are judged from the
+// configured directory.
+func TestWorkingDirectory(t *testing.T) {
+	inside := testGate(t, Options{Workspace: "/w/p", Dir: "/w/p/sub"})
+	if v := inside.Check(t.Context(), "rm -rf ../build", 0).Verdict; v != VerdictAllow {
+		t.Errorf("rm ../build from a subdirectory: %s, want allow", v)
+	}
+	if v := inside.Check(t.Context(), "rm -rf ../../x", 0).Verdict; v != VerdictAsk {
+		t.Errorf("rm ../../x: %s, want ask", v)
+	}
+	none := testGate(t, Options{Workspace: "/", NoBuiltin: true})
+	if v := none.Check(t.Context(), "rm -rf /", 0).Verdict; v != VerdictAsk {
+		t.Errorf("rm -rf / with the workspace at /: %s, want ask", v)
+	}
+	if v := none.Check(t.Context(), "git status", 0).Verdict; v != VerdictNone {
+		t.Errorf("git status without the built-in policy: %s, want none", v)
+	}
+}
+
+// TestLimits checks that hostile sizes and nesting end in a question, not
+// a hang or an allow.
+func TestLimits(t *testing.T) {
+	g := testGate(t, Options{})
+	nested := "ls"
+	for range maxScriptDepth + 2 {
+		nested = "bash -c " + quoted(nested)
+	}
+	if r := g.Check(t.Context(), nested, 0); r.Verdict != VerdictAsk {
+		t.Errorf("scripts nested %d deep: %s", maxScriptDepth+2, r.Verdict)
+	}
+	wrapped := strings.Repeat("nice ", maxWrapDepth+2) + "ls"
+	if r := g.Check(t.Context(), wrapped, 0); r.Verdict != VerdictAsk {
+		t.Errorf("wrappers nested %d deep: %s", maxWrapDepth+2, r.Verdict)
+	}
+	if r := g.Check(t.Context(), strings.Repeat("ls;", maxCommands+10), 0); r.Verdict != VerdictAsk || len(r.Commands) > maxCommands+1 {
+		t.Errorf("%d commands: %s with %d entries", maxCommands+10, r.Verdict, len(r.Commands))
+	}
+	if r := g.Check(t.Context(), "echo "+strings.Repeat("a", maxCommandBytes), 0); r.Verdict != VerdictAsk || r.Tier != TierUnparsed {
+		t.Errorf("oversized command: %s/%s", r.Verdict, r.Tier)
+	}
+	if r := g.Check(t.Context(), "echo {1..9}{1..9}{1..9}{1..9}", 0); r.Verdict != VerdictAllow {
+		t.Errorf("large brace expansion: %s", r.Verdict)
+	}
+}
+
+// TestConcurrentChecks runs checks from several goroutines; under -race it
+// shows that a Gate can be shared.
+func TestConcurrentChecks(t *testing.T) {
+	g := testGate(t, Options{})
+	cmds := readCorpus(t, "testdata/risky.txt")
+	done := make(chan struct{})
+	for w := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := w; i < len(cmds); i += 4 {
+				if r := g.Check(t.Context(), cmds[i], 0); r.Verdict < VerdictAsk {
+					t.Errorf("%q: %s", cmds[i], r.Verdict)
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+}

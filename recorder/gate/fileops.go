@@ -1,0 +1,226 @@
+package gate
+
+import (
+	"path"
+	"strings"
+)
+
+// rm removes files: local inside the workspace, destructive outside it or
+// on the workspace as a whole.
+func (c *call) rm() {
+	ops := scan(c.args, optSpec{short: "nsuz", long: []string{"iterations", "size", "random-source", "remove"}})
+	if c.name == "shred" || c.name == "srm" || c.name == "wipe" {
+		c.risky("destructive: " + c.name + " destroys file contents beyond recovery")
+		return
+	}
+	if ops.computed {
+		c.risky("destructive: " + c.name + " of files only known at run time")
+		return
+	}
+	if ops.has("--no-preserve-root") {
+		c.risky("destructive: rm --no-preserve-root can delete the whole system")
+		return
+	}
+	recursive := ops.has("-r", "-R", "--recursive")
+	if c.cx.tail && recursive {
+		c.risky("destructive: " + c.name + " -r of paths read from its input, which may lie anywhere")
+		return
+	}
+	for _, x := range ops.operands {
+		v := path.Clean(x.val)
+		if !x.dyn && (isRootLike(v) || c.a.cwd == c.a.g.root && (v == "*" || v == ".*")) {
+			c.risky("destructive: " + c.name + " " + x.val + " deletes a whole tree")
+			return
+		}
+		if rel, ok := c.a.relPath(x); ok && rel == "." {
+			c.risky("destructive: " + c.name + " " + x.val + " deletes the whole workspace")
+			return
+		}
+		switch k := c.a.where(x); k {
+		case pathInside, pathTemp, pathHarmless:
+		case pathUnknown:
+			c.risky("destructive: " + c.name + " " + x.val + ", a path only known at run time")
+			return
+		default:
+			what := "deletes " + x.val + ", outside the workspace"
+			if recursive {
+				what = "recursively " + what
+			}
+			c.risky("destructive: " + c.name + " " + what)
+			return
+		}
+	}
+	c.local(c.name + " removes files inside the workspace")
+}
+
+// fileTool handles programs that write files named by their arguments.
+func (c *call) fileTool() {
+	var spec optSpec
+	switch c.name {
+	case "cp", "mv", "install", "ln":
+		spec = optSpec{short: "tSmogb", long: []string{"target-directory", "suffix", "mode", "owner", "group", "backup", "reflink", "sparse", "preserve", "no-preserve", "context"}}
+	case "sort":
+		spec = optSpec{short: "okStT", long: []string{"output", "key", "buffer-size", "field-separator", "temporary-directory", "compress-program", "files0-from", "parallel", "batch-size", "random-source", "sort"}}
+	case "split", "csplit":
+		spec = optSpec{short: "abCdlnfbt", long: []string{"suffix-length", "additional-suffix", "bytes", "line-bytes", "lines", "number", "filter", "prefix", "suffix-format", "separator"}}
+	case "truncate":
+		spec = optSpec{short: "sr", long: []string{"size", "reference"}}
+	case "tee", "touch", "mkdir", "mkfifo":
+		spec = optSpec{short: "mdtrZ", long: []string{"mode", "date", "reference", "time", "context"}}
+	case "iconv", "shuf", "tree", "patch", "base64", "gpg":
+		spec = optSpec{short: "ftoinrLIPpdDBFzuH", long: []string{"from-code", "to-code", "output", "input", "head-count", "random-source", "directory", "strip", "reject-file", "input-range", "homedir"}}
+	default:
+		spec = optSpec{short: "dSxc", long: []string{"directory", "suffix", "exclude"}}
+	}
+	ops := scan(c.args, spec)
+	if ops.computed {
+		c.grey("an option of " + c.name + " is only known at run time")
+	}
+	for _, o := range ops.opts {
+		switch {
+		case isLong(o.name, "compress-program") || isLong(o.name, "filter") || c.name == "zip" && (o.name == "-T" || isLong(o.name, "unzip-command")) ||
+			c.name == "gpg" && (isLong(o.name, "exec-path") || isLong(o.name, "photo-viewer") || isLong(o.name, "keyserver") || isLong(o.name, "recv-keys") || isLong(o.name, "send-keys")):
+			c.risky("interpreter: " + c.name + " " + o.name + " runs another program or reaches the network")
+			return
+		case o.name == "-o" || isLong(o.name, "output") || o.name == "-t" && (c.name == "cp" || c.name == "mv" || c.name == "install" || c.name == "ln") ||
+			isLong(o.name, "target-directory") || o.name == "-d" && (c.name == "unzip" || c.name == "7z"):
+			if o.hasVal {
+				c.writes(o.val, c.name+" writes to")
+			}
+		}
+	}
+	if c.name == "zip" && strings.Contains(" "+joinArgs(c.args).val+" ", " -TT") {
+		c.risky("interpreter: zip -TT runs another program")
+		return
+	}
+	n := ops.operands
+	switch c.name {
+	case "cp", "install", "ln":
+		if len(n) > 1 && !ops.has("-t", "--target-directory") {
+			c.writes(n[len(n)-1], c.name+" writes to")
+		}
+	case "mv":
+		for i, x := range n {
+			if i < len(n)-1 || !ops.has("-t", "--target-directory") {
+				c.writes(x, "mv moves")
+			}
+		}
+	case "uniq", "xxd":
+		if len(n) > 1 {
+			c.writes(n[1], c.name+" writes to")
+		}
+	case "split":
+		if len(n) > 1 {
+			c.writes(n[1], "split writes to")
+		}
+	case "sort", "iconv", "shuf", "tree", "base64", "gpg", "patch", "unzip", "7z", "7za", "zip", "csplit":
+		if c.name == "7z" || c.name == "7za" {
+			for _, x := range c.args {
+				if strings.HasPrefix(x.val, "-o") && len(x.val) > 2 {
+					c.writes(arg{val: x.val[2:], dyn: x.dyn}, "7z extracts to")
+				}
+			}
+		}
+		if c.name == "zip" && len(n) > 0 {
+			c.writes(n[0], "zip writes")
+		}
+	case "yq":
+		if ops.has("-i", "--inplace") {
+			for _, x := range n[min(1, len(n)):] {
+				c.writes(x, "yq -i rewrites")
+			}
+		}
+	default:
+		for _, x := range n {
+			c.writes(x, c.name+" writes")
+		}
+	}
+	c.local(c.name + " works on files inside the workspace")
+}
+
+// dd copies blocks; writing to a device or outside the workspace is
+// destructive.
+func (c *call) dd() {
+	for _, x := range c.args {
+		if !x.static() && strings.HasPrefix(x.val, "of=") || x.lead {
+			c.risky("destructive: dd writes to a file only known at run time")
+			return
+		}
+		if v, ok := strings.CutPrefix(x.val, "of="); ok {
+			c.writes(arg{val: v, dyn: x.dyn}, "dd writes")
+		}
+	}
+	c.local("dd copies data")
+}
+
+// chmod changes permissions: local inside the workspace, risky elsewhere,
+// and risky anywhere for set-user-id bits.
+func (c *call) chmod() {
+	ops := scan(c.args, optSpec{long: []string{"reference", "from"}})
+	if ops.computed {
+		c.risky("destructive: " + c.name + " of files only known at run time")
+		return
+	}
+	n := ops.operands
+	if len(n) > 0 && !ops.has("--reference") {
+		mode := n[0].val
+		if c.name == "chmod" && (strings.Contains(mode, "s") || len(mode) == 4 && mode[0] >= '2' && mode[0] <= '7') {
+			c.risky("destructive: chmod " + mode + " sets set-user-id or set-group-id bits")
+			return
+		}
+		n = n[1:]
+	}
+	for _, x := range n {
+		if !c.a.where(x).writable() || isRootLike(x.val) {
+			c.risky("destructive: " + c.name + " changes " + x.val + ", outside the workspace")
+			return
+		}
+	}
+	c.local(c.name + " changes files inside the workspace")
+}
+
+// tar creates and extracts archives; several options run programs.
+func (c *call) tar() {
+	args := c.args
+	if len(args) > 0 && args[0].static() && !strings.HasPrefix(args[0].val, "-") && strings.Trim(args[0].val, "AcdrtuxfvzjJZapPkmWOSMBGhiIlnowKLTNgV0123456789") == "" {
+		// Old-style bundled options: "tar xzf a.tgz".
+		args = append([]arg{{val: "-" + args[0].val}}, args[1:]...)
+	}
+	ops := scan(args, optSpec{short: "fCIFTXKNbgHLVM", long: []string{"file", "directory", "use-compress-program",
+		"to-command", "checkpoint-action", "info-script", "new-volume-script", "rsh-command", "rmt-command",
+		"files-from", "exclude-from", "starting-file", "newer", "after-date", "format", "owner", "group",
+		"mode", "label", "transform", "xform", "exclude", "index-file", "volno-file", "tape-length"}})
+	if ops.computed {
+		c.grey("an option of tar is only known at run time")
+	}
+	extract := false
+	for _, o := range ops.opts {
+		switch {
+		case o.name == "-I" || o.name == "-F" || isLong(o.name, "use-compress-program") || isLong(o.name, "to-command") ||
+			isLong(o.name, "checkpoint-action") || isLong(o.name, "info-script") || isLong(o.name, "new-volume-script") ||
+			isLong(o.name, "rsh-command") || isLong(o.name, "rmt-command"):
+			c.risky("interpreter: tar " + o.name + " runs another program")
+			return
+		case o.name == "-x" || isLong(o.name, "extract") || isLong(o.name, "get"):
+			extract = true
+		case o.name == "-P" || isLong(o.name, "absolute-names"):
+			c.risky("destructive: tar --absolute-names writes wherever the archive says")
+			return
+		}
+	}
+	for _, o := range ops.opts {
+		switch {
+		case o.name == "-f" || isLong(o.name, "file"):
+			if i := strings.IndexByte(o.val.val, ':'); i > 0 && !strings.Contains(o.val.val[:i], "/") && !ops.has("--force-local") {
+				c.risky("network: tar archive " + o.val.val + " is on another machine")
+				return
+			}
+			if !extract && !ops.has("-t", "--list", "-d", "--diff", "--compare") {
+				c.writes(o.val, "tar writes")
+			}
+		case extract && (o.name == "-C" || isLong(o.name, "directory")):
+			c.writes(o.val, "tar extracts to")
+		}
+	}
+	c.local("tar works on archives inside the workspace")
+}

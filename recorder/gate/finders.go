@@ -1,0 +1,219 @@
+package gate
+
+import (
+	"strings"
+)
+
+// findValuePrimaries lists find primaries that take one value.
+func findValuePrimary(p string) bool {
+	switch p {
+	case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+		"-regextype", "-type", "-xtype", "-size", "-perm", "-user", "-group", "-uid", "-gid",
+		"-newer", "-anewer", "-cnewer", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin",
+		"-links", "-inum", "-samefile", "-maxdepth", "-mindepth", "-fstype", "-printf", "-context",
+		"-used", "-lname", "-ilname", "-files0-from", "-D", "-newermt", "-newerct", "-neweraa",
+		"-newerma", "-newermm", "-newercm", "-newerat", "-newerBt", "-flags":
+		return true
+	}
+	return strings.HasPrefix(p, "-newer") && len(p) == len("-newerXY")
+}
+
+// find searches files; -exec and friends run commands, -delete removes.
+func (c *call) find() {
+	args := c.args
+	i := 0
+	for i < len(args) && (args[i].val == "-H" || args[i].val == "-L" || args[i].val == "-P" || strings.HasPrefix(args[i].val, "-O")) {
+		i++
+	}
+	if i < len(args) && args[i].val == "-D" {
+		i += 2
+	}
+	var starts []arg
+	for ; i < len(args); i++ {
+		v := args[i].val
+		if strings.HasPrefix(v, "-") || v == "(" || v == "!" || v == ")" || v == "," {
+			break
+		}
+		starts = append(starts, args[i])
+	}
+	if len(starts) == 0 {
+		starts = []arg{{val: "."}}
+	}
+	c.local("find searches files")
+	deleting := false
+	for ; i < len(args); i++ {
+		x := args[i]
+		if x.lead {
+			c.risky("indirection: a find expression word is only known at run time")
+			return
+		}
+		switch v := x.val; {
+		case v == "-exec" || v == "-execdir" || v == "-ok" || v == "-okdir":
+			j := i + 1
+			for j < len(args) && !(args[j].static() && (args[j].val == ";" || args[j].val == "+")) {
+				j++
+			}
+			if j == len(args) {
+				c.grey("find " + v + " has no terminating ; or +")
+			}
+			inner := make([]arg, 0, j-i-1)
+			for _, y := range args[i+1 : j] {
+				inner = append(inner, placeholder(y, "{}", starts[0]))
+			}
+			c.wrap(codeNames(args[i+1:j], inner, "{}"), c.inner()) // children share find's input
+			i = j
+		case v == "-delete":
+			deleting = true
+		case v == "-fprint" || v == "-fprint0" || v == "-fls" || v == "-fprintf":
+			if i+1 < len(args) {
+				c.writes(args[i+1], "find "+v+" writes")
+				i++
+			}
+			if v == "-fprintf" {
+				i++
+			}
+		case findValuePrimary(v):
+			i++
+		}
+	}
+	if deleting {
+		for _, s := range starts {
+			if k := c.a.where(s); !k.writable() {
+				c.risky("destructive: find -delete removes files under " + s.val + ", outside the workspace")
+				return
+			}
+		}
+	}
+}
+
+// placeholder replaces a file-name placeholder in a word run by find, fd or
+// xargs with a path under start, so that path checks see where it points.
+func placeholder(x arg, ph string, start arg) arg {
+	if !strings.Contains(x.val, ph) {
+		return x
+	}
+	x.val = strings.ReplaceAll(x.val, ph, strings.TrimRight(start.val, "/")+"/f")
+	x.dyn = x.dyn || start.dyn
+	return x
+}
+
+// fd searches files like find; -x and -X run commands.
+func (c *call) fd() {
+	c.local(c.name + " searches files")
+	ops := scan(c.args, optSpec{short: "etEdjScoa", long: []string{"extension", "type", "exclude",
+		"max-depth", "min-depth", "exact-depth", "threads", "size", "changed-within", "changed-before",
+		"owner", "base-directory", "search-path", "max-results", "path-separator", "color", "ignore-file", "format", "and", "batch-size"}})
+	for i, x := range c.args {
+		if x.val != "-x" && x.val != "-X" && x.val != "--exec" && x.val != "--exec-batch" {
+			continue
+		}
+		j := i + 1
+		for j < len(c.args) && !(c.args[j].static() && c.args[j].val == ";") {
+			j++
+		}
+		start := arg{val: "."}
+		if len(ops.operands) > 1 {
+			start = ops.operands[1]
+		}
+		inner := make([]arg, 0, j-i-1)
+		for _, y := range c.args[i+1 : j] {
+			for _, ph := range [...]string{"{//}", "{/.}", "{/}", "{.}", "{}"} {
+				y = placeholder(y, ph, start)
+			}
+			inner = append(inner, y)
+		}
+		c.wrap(codeNames(c.args[i+1:j], inner, "{"), c.inner())
+		return
+	}
+}
+
+// codeNames marks as computed the words that splice a file name into code
+// run by a shell or an interpreter: a file name can hold shell syntax.
+func codeNames(orig, inner []arg, ph string) []arg {
+	if len(inner) == 0 {
+		return inner
+	}
+	if name, _ := progName(inner[0].val); !shellName(name) && !interpreter(name) {
+		return inner
+	}
+	for i := 1; i < len(inner); i++ {
+		if strings.Contains(orig[i].val, ph) {
+			inner[i].dyn = true
+		}
+	}
+	return inner
+}
+
+// xargs runs a command with arguments read from its input.
+func (c *call) xargs() {
+	ops := scan(c.args, optSpec{short: "aEILnPsd", long: []string{"arg-file", "delimiter", "max-lines",
+		"max-args", "max-procs", "max-chars", "process-slot-var"}, stop: true})
+	if ops.computed {
+		c.risky("indirection: an option of xargs is only known at run time")
+		return
+	}
+	replace := ""
+	for _, o := range c.args {
+		switch {
+		case o.val == "-i" || o.val == "--replace":
+			replace = "{}"
+		case strings.HasPrefix(o.val, "-i") && len(o.val) > 2 && !strings.HasPrefix(o.val, "--"):
+			replace = o.val[2:]
+		case strings.HasPrefix(o.val, "--replace="):
+			replace = strings.TrimPrefix(o.val, "--replace=")
+		}
+	}
+	if o, ok := ops.get("-I"); ok {
+		replace = o.val.val
+	}
+	c.local("xargs runs a command with arguments from its input, which is checked on its own")
+	inner := ops.operands
+	if len(inner) == 0 {
+		return // echo
+	}
+	cx := cmdCtx{depth: c.cx.depth, tail: replace == ""}
+	if replace != "" {
+		marked := make([]arg, len(inner))
+		for i, x := range inner {
+			if strings.Contains(x.val, replace) {
+				x.dyn = true
+				if strings.HasPrefix(x.val, replace) {
+					x.lead = true
+				}
+			}
+			marked[i] = x
+		}
+		inner = marked
+	}
+	c.wrap(inner, cx)
+}
+
+// parallel runs command templates on arguments from its input or the
+// command line; it can also run them on other machines.
+func (c *call) parallel() {
+	for _, x := range c.args {
+		switch flagName(x.val) {
+		case "S", "sshlogin", "sshloginfile", "slf", "transfer", "transferfile", "tf", "return", "trc", "basefile", "bf":
+			if strings.HasPrefix(x.val, "-") {
+				c.risky("network: parallel " + x.val + " runs commands on other machines")
+				return
+			}
+		}
+	}
+	ops := scan(c.args, optSpec{short: "jaSdEIiLlnPsXNmk", long: []string{"jobs", "arg-file", "delimiter", "colsep", "results", "joblog", "halt", "timeout", "tmpdir", "workdir", "wd", "env", "tag", "tagstring"}, stop: true})
+	var tmpl []arg
+	for _, x := range ops.operands {
+		if strings.HasPrefix(x.val, ":::") || strings.HasPrefix(x.val, "::::") {
+			break
+		}
+		tmpl = append(tmpl, x)
+	}
+	if len(tmpl) == 0 {
+		c.risky("indirection: parallel runs commands read from its input")
+		return
+	}
+	c.grey("parallel runs a command template on arguments that are not checked")
+	code := joinArgs(tmpl)
+	code.val = strings.NewReplacer("{}", "f", "{.}", "f", "{/}", "f", "{//}", "d", "{/.}", "f", "{#}", "1", "{%}", "1").Replace(code.val)
+	c.scriptArg(code)
+}

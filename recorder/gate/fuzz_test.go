@@ -1,0 +1,45 @@
+package gate
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// FuzzClassify checks that any input gets a verdict, without panicking,
+// and that the result is consistent and serialisable.
+func FuzzClassify(f *testing.F) {
+	for _, name := range []string{"testdata/everyday.txt", "testdata/risky.txt"} {
+		for _, c := range readCorpus(f, name) {
+			f.Add(c)
+		}
+	}
+	for _, c := range []string{"cargo -manifest-path", "git --namespace", "", " ", "\x00", "'", "\"", "$(", "`", "((", "((x) )", "a |", "if", "{", "}",
+		"<<EOF", "cat <<EOF\n$(curl x)\n", "$'\\x", "$'\\u{'", "{a,b}{c,d}{1..100000}", "x=(a b c); ${x[@]}",
+		"${x@P}", "[[ -v 'a[$(x)]' ]]", "f() { f | f & }; f", "case x in (a) ;; esac", "coproc x { y; }",
+		"select x in a; do b; done", "time -p x", "! x", "x &", "x |& y", "exec {fd}<>/dev/tcp/h/1"} {
+		f.Add(c)
+	}
+	g := testGate(f, Options{})
+	f.Fuzz(func(t *testing.T, cmd string) {
+		r := g.Check(t.Context(), cmd, TaintUntrusted)
+		if r.Verdict > VerdictDeny || r.Tier > TierDenyRule {
+			t.Fatalf("invalid verdict %d / tier %d", r.Verdict, r.Tier)
+		}
+		if r.Commands == nil || r.Reasons == nil {
+			t.Fatalf("nil list in result %+v", r)
+		}
+		worst := VerdictAllow
+		for _, c := range r.Commands {
+			worst = max(worst, c.Verdict)
+			if len(c.Reasons) == 0 || c.Argv == nil {
+				t.Fatalf("command %q has no reasons or argv", c.Text)
+			}
+		}
+		if len(r.Commands) > 0 && worst != r.Verdict {
+			t.Fatalf("verdict %s is not the worst of its commands (%s)", r.Verdict, worst)
+		}
+		if _, err := json.Marshal(r); err != nil {
+			t.Fatalf("marshal: %v", err)
+		}
+	})
+}

@@ -1,0 +1,265 @@
+package gate
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	policyasset "github.com/cuff-dev/cuff/assets/policy"
+)
+
+// Limits that keep the classifier fast and bounded on hostile input.
+const (
+	// maxCommandBytes is the longest command line the gate parses.
+	maxCommandBytes = 1 << 20
+	// maxScriptDepth bounds scripts inside scripts (sh -c 'sh -c …').
+	maxScriptDepth = 8
+	// maxWrapDepth bounds wrappers inside wrappers (timeout nice env …).
+	maxWrapDepth = 16
+	// maxCommands bounds the simple commands examined in one command line.
+	maxCommands = 4096
+	// DefaultCopTimeout is how long the cop may think when none is set.
+	DefaultCopTimeout = 5 * time.Second
+	// DefaultHookTimeout is how long one extra hook may run when none is set.
+	DefaultHookTimeout = 10 * time.Second
+)
+
+// Options configures a Gate. The zero value is strict mode with the built-in
+// policy only, no cop and no hooks.
+type Options struct {
+	// Mode selects the verdict table; empty means strict.
+	Mode Mode
+	// Policy holds the project's rules (.cuff/policy.yml); they come before
+	// everything else. Nil means none.
+	Policy *Policy
+	// NoBuiltin turns the built-in allow rules off.
+	NoBuiltin bool
+	// CopCommand is a shell command that reviews grey and risky commands of
+	// a tainted agent (JSON on stdin and stdout). Empty means no cop.
+	CopCommand string
+	// CopTimeout bounds one review; zero means DefaultCopTimeout.
+	CopTimeout time.Duration
+	// Cop, when set, is used instead of CopCommand.
+	Cop Cop
+	// Hooks are extra before-tool-use commands, run in order after the
+	// built-in checks.
+	Hooks []string
+	// HookTimeout bounds one hook; zero means DefaultHookTimeout.
+	HookTimeout time.Duration
+	// Workspace is the project root: files inside it may be written and
+	// removed freely, and its build files are trusted. Empty means Dir; with
+	// both empty, every absolute path is outside.
+	Workspace string
+	// Dir is the command's working directory; empty means Workspace.
+	Dir string
+	// Home is the user's home directory, for ~ and $HOME.
+	Home string
+}
+
+// Gate classifies shell commands and decides whether they may run. It is
+// safe for concurrent use.
+type Gate struct {
+	mode        Mode
+	policy      *Policy
+	builtin     *Policy
+	cop         Cop
+	hooks       []string
+	hookTimeout time.Duration
+	root        string
+	dir         string
+	home        string
+	tmp         string
+	parsers     sync.Pool
+}
+
+// New builds a gate from opts.
+func New(opts Options) (*Gate, error) {
+	mode, err := ParseMode(string(opts.Mode))
+	if err != nil {
+		return nil, err
+	}
+	g := &Gate{
+		mode:        mode,
+		policy:      opts.Policy,
+		cop:         opts.Cop,
+		hooks:       opts.Hooks,
+		hookTimeout: opts.HookTimeout,
+		root:        virtualRoot,
+		home:        cleanAbs(opts.Home),
+	}
+	if g.hookTimeout <= 0 {
+		g.hookTimeout = DefaultHookTimeout
+	}
+	if g.cop == nil && strings.TrimSpace(opts.CopCommand) != "" {
+		g.cop = &CommandCop{Command: opts.CopCommand, Timeout: opts.CopTimeout}
+	}
+	if !opts.NoBuiltin {
+		b, err := ParsePolicy("built-in policy", policyasset.Default())
+		if err != nil {
+			return nil, fmt.Errorf("load built-in policy: %w", err)
+		}
+		g.builtin = b
+	}
+	g.dir = cleanAbs(opts.Dir)
+	switch ws := cleanAbs(opts.Workspace); {
+	case ws != "":
+		g.root = ws
+	case g.dir != "":
+		g.root = g.dir // the working directory stands for the workspace
+	}
+	if g.dir == "" {
+		g.dir = g.root
+	}
+	if t := cleanAbs(os.TempDir()); t != "" && t != "/" {
+		g.tmp = t
+	}
+	g.parsers.New = func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }
+	return g, nil
+}
+
+func cleanAbs(p string) string {
+	if p == "" {
+		return ""
+	}
+	p = filepath.ToSlash(filepath.Clean(p))
+	if !strings.HasPrefix(p, "/") {
+		return ""
+	}
+	return p
+}
+
+// Mode is the gate's verdict table.
+func (g *Gate) Mode() Mode { return g.mode }
+
+// Check classifies command and decides it for an agent with the given
+// taint, asking the cop when the verdict table says so. It always returns a
+// result, whatever the input; a command that does not parse is asked about.
+func (g *Gate) Check(ctx context.Context, command string, taint Taint) Result {
+	cmds := g.classify(command)
+	res := Result{Commands: cmds, Reasons: []string{}}
+	var need bool
+	for i := range res.Commands {
+		c := &res.Commands[i]
+		c.Verdict, c.need = decide(c.Tier, g.mode, taint)
+		need = need || c.need != copNone
+	}
+	if need && !anyVerdict(res.Commands, VerdictDeny) {
+		g.consultCop(ctx, command, taint, &res)
+	}
+	res.summarise()
+	return res
+}
+
+// Classify explains command in strict mode without taint and without the
+// cop: what `cuff check` shows when nothing else is configured.
+func (g *Gate) Classify(command string) Result {
+	res := Result{Commands: g.classify(command), Reasons: []string{}}
+	for i := range res.Commands {
+		c := &res.Commands[i]
+		c.Verdict, _ = decide(c.Tier, ModeStrict, 0)
+	}
+	res.summarise()
+	return res
+}
+
+func anyVerdict(cs []Command, v Verdict) bool {
+	for _, c := range cs {
+		if c.Verdict == v {
+			return true
+		}
+	}
+	return false
+}
+
+// consultCop asks the cop about the parts whose verdict depends on it; a
+// cop that fails leaves them at ask.
+func (g *Gate) consultCop(ctx context.Context, command string, taint Taint, res *Result) {
+	if g.cop == nil {
+		for i := range res.Commands {
+			if c := &res.Commands[i]; c.need != copNone {
+				c.Reasons = append(c.Reasons, "tainted agent and no cop configured: a person decides")
+			}
+		}
+		return
+	}
+	cv, err := g.cop.Inspect(ctx, CopRequest{Type: copRequestType, Command: command, Taint: taint.Strings(), WorkingDirectory: g.dir})
+	if err != nil {
+		for i := range res.Commands {
+			if c := &res.Commands[i]; c.need != copNone {
+				c.Reasons = append(c.Reasons, fmt.Sprintf("cop failed (%v): a person decides", err))
+			}
+		}
+		res.Cop = &CopVerdict{Error: err.Error()}
+		return
+	}
+	res.Cop = &cv
+	for i := range res.Commands {
+		c := &res.Commands[i]
+		if c.need == copNone {
+			continue
+		}
+		c.Verdict = afterCop(c.need, cv.Flagged)
+		word := "cleared"
+		if cv.Flagged {
+			word = "flagged"
+		}
+		r := "cop " + word + " the command"
+		if cv.Reason != "" {
+			r += ": " + cv.Reason
+		}
+		c.Reasons = append(c.Reasons, r)
+	}
+}
+
+// summarise sets the overall verdict from the parts.
+func (r *Result) summarise() {
+	if len(r.Commands) == 0 {
+		r.Verdict, r.Tier = VerdictAllow, TierLocal
+		r.Reasons = []string{"no command to run"}
+		return
+	}
+	best := 0
+	for i, c := range r.Commands {
+		b := r.Commands[best]
+		if c.Verdict > b.Verdict || c.Verdict == b.Verdict && c.Tier > b.Tier {
+			best = i
+		}
+	}
+	c := r.Commands[best]
+	r.Verdict, r.Tier, r.Rule = c.Verdict, c.Tier, c.Rule
+	r.Reasons = make([]string, 0, len(c.Reasons)+1)
+	if len(r.Commands) > 1 {
+		r.Reasons = append(r.Reasons, "decided by: "+c.Text)
+	}
+	r.Reasons = append(r.Reasons, c.Reasons...)
+}
+
+// classify finds and classifies every simple command of a command line.
+func (g *Gate) classify(command string) []Command {
+	a := &analysis{g: g, cwd: g.dir}
+	if len(command) > maxCommandBytes {
+		e := a.newEntry(command[:200] + "…")
+		e.add(TierUnparsed, fmt.Sprintf("command is %d bytes, more than the %d the gate checks", len(command), maxCommandBytes))
+		a.finishEntry(e)
+	} else {
+		a.script(command)
+	}
+	out := make([]Command, len(a.entries))
+	for i, e := range a.entries {
+		out[i] = *e
+		out[i].findings, out[i].extra = nil, nil
+	}
+	return out
+}
+
+func (g *Gate) parse(src string) (*syntax.File, error) {
+	p := g.parsers.Get().(*syntax.Parser)
+	defer g.parsers.Put(p)
+	return p.Parse(strings.NewReader(src), "")
+}

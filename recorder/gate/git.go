@@ -1,0 +1,375 @@
+package gate
+
+import (
+	"strings"
+)
+
+// git classifies a git command: its global options, then the subcommand.
+// Safe subcommands are left for the policy to allow; the analysis looks for
+// what makes git run programs, reach the network or write elsewhere.
+func (c *call) git() {
+	args := c.args
+	i := 0
+	for ; i < len(args); i++ {
+		x := args[i]
+		if x.lead {
+			c.risky("indirection: a git option is only known at run time")
+			return
+		}
+		v := x.val
+		if !strings.HasPrefix(v, "-") {
+			break
+		}
+		name, val, hasEq := strings.Cut(v, "=")
+		value := func() (arg, bool) {
+			if hasEq {
+				return arg{val: val, dyn: x.dyn}, true
+			}
+			if i+1 < len(args) {
+				i++
+				return args[i], true
+			}
+			return arg{}, false
+		}
+		switch {
+		case v == "-c":
+			kv, ok := value()
+			if !ok {
+				return
+			}
+			c.gitConfig(kv)
+		case strings.HasPrefix(v, "-c"):
+			c.gitConfig(arg{val: v[2:], dyn: x.dyn})
+		case name == "--config-env":
+			c.risky("indirection: git --config-env sets configuration, which can make git run programs, from the environment")
+		case v == "-C" || name == "--git-dir" || name == "--work-tree":
+			if d, ok := value(); ok {
+				c.gitDir(d)
+			}
+		case name == "--exec-path":
+			if hasEq {
+				c.risky("interpreter: git --exec-path=DIR runs git programs from " + val)
+			}
+		case name == "--namespace" || name == "--list-cmds" || name == "--attr-source" || name == "--super-prefix":
+			if !hasEq {
+				i++
+			}
+		default:
+			switch v {
+			case "-p", "--paginate", "-P", "--no-pager", "--bare", "--no-replace-objects",
+				"--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs",
+				"--no-optional-locks", "--no-advice", "--version", "--help", "-v", "-h", "--html-path",
+				"--man-path", "--info-path", "--no-lazy-fetch":
+			default:
+				c.grey("git option " + v + " is not known to the gate")
+			}
+		}
+	}
+	if i >= len(args) {
+		c.local("git without a command prints help")
+		return
+	}
+	sub := args[i]
+	if !sub.static() {
+		c.risky("indirection: the git command " + sub.val + " is only known at run time")
+		return
+	}
+	if t, _ := worst(c.e.findings); i > 0 && t < TierGrey {
+		// Only harmless global options: rules see "git status", not
+		// "git --no-pager -C sub status".
+		c.e.ruleText = "git " + joinArgs(args[i:]).val
+	}
+	c.gitSub(sub.val, args[i+1:])
+}
+
+// gitConfig classifies one -c key=value.
+func (c *call) gitConfig(kv arg) {
+	if !kv.static() {
+		c.risky("indirection: git -c " + kv.val + " sets configuration only known at run time")
+		return
+	}
+	key, val, _ := strings.Cut(kv.val, "=")
+	key = strings.ToLower(key)
+	switch {
+	case strings.HasPrefix(key, "color.") || strings.HasPrefix(key, "advice.") || strings.HasPrefix(key, "i18n."),
+		key == "core.quotepath", key == "user.name", key == "user.email", key == "init.defaultbranch",
+		key == "commit.gpgsign", key == "tag.gpgsign", key == "core.abbrev", key == "log.decorate",
+		key == "diff.noprefix", key == "diff.mnemonicprefix", key == "column.ui", key == "core.autocrlf",
+		key == "log.showsignature" && isFalse(val), key == "core.fsmonitor" && isFalse(val),
+		key == "gc.auto", key == "maintenance.auto" && isFalse(val), key == "merge.conflictstyle",
+		key == "rebase.autosquash", key == "pull.rebase", key == "diff.algorithm", key == "status.showuntrackedfiles":
+		c.local("git -c " + key + " only changes presentation or identity")
+	case key == "core.pager" || strings.HasPrefix(key, "pager.") || key == "core.editor" || key == "sequence.editor":
+		if isFalse(val) || val == "true" || val == "1" {
+			return
+		}
+		c.commandIn("git -c "+key+" names a command", val)
+	default:
+		c.risky("indirection: git -c " + key + " can make git run programs or reach the network")
+	}
+}
+
+func isFalse(v string) bool {
+	switch strings.ToLower(v) {
+	case "false", "0", "no", "off", "":
+		return true
+	}
+	return false
+}
+
+// gitDir checks a repository or work tree named by -C or --git-dir.
+func (c *call) gitDir(d arg) {
+	switch c.a.where(d) {
+	case pathInside:
+	case pathUnknown:
+		c.risky("indirection: git works in a directory only known at run time, whose configuration can run programs")
+	default:
+		c.risky("indirection: git works in " + d.val + ", outside the workspace, whose configuration can run programs")
+	}
+}
+
+// gitSub classifies a git subcommand and its options.
+func (c *call) gitSub(sub string, rest []arg) {
+	what := "git " + sub
+	for _, x := range rest {
+		if x.lead && !gitValueish(sub) {
+			c.grey("an option of " + what + " is only known at run time")
+			break
+		}
+	}
+	switch sub {
+	case "push":
+		c.risky("network: git push sends commits to a remote")
+		for _, x := range rest {
+			if x.val == "-f" || x.val == "--mirror" || x.val == "-d" || x.val == "--delete" ||
+				isLong(x.val, "force") || strings.HasPrefix(x.val, "--force-with-lease") ||
+				strings.HasPrefix(x.val, "+") || strings.HasPrefix(x.val, ":") {
+				c.risky("destructive: " + x.val + " rewrites or deletes history on the remote")
+				break
+			}
+		}
+		return
+	case "fetch", "pull", "clone", "ls-remote", "send-email", "svn", "p4", "cvsimport",
+		"cvsexportcommit", "cvsserver", "fetch-pack", "send-pack", "upload-pack", "receive-pack",
+		"http-fetch", "http-push", "daemon", "instaweb", "request-pull", "imap-send":
+		c.risky("network: " + what + " talks to another machine")
+		return
+	case "credential", "credential-cache", "credential-store", "credential-osxkeychain", "credential-libsecret":
+		c.risky("network: " + what + " hands out stored credentials")
+		return
+	case "lfs":
+		if len(rest) > 0 && (rest[0].val == "ls-files" || rest[0].val == "status" || rest[0].val == "env" || rest[0].val == "version") {
+			c.unknown(what + " " + rest[0].val + " reads the repository")
+			return
+		}
+		c.risky("network: git lfs transfers large files")
+		return
+	case "filter-branch", "mergetool", "gui", "citool", "web--browse":
+		c.risky("interpreter: " + what + " runs other programs")
+		return
+	case "maintenance":
+		c.risky("network: git maintenance schedules background fetches")
+		return
+	case "help":
+		for _, x := range rest {
+			if x.val == "-w" || isLong(x.val, "web") {
+				c.risky("network: git help --web opens a browser")
+				return
+			}
+		}
+	case "remote":
+		c.gitRemote(rest)
+		return
+	case "submodule":
+		c.gitSubmodule(rest)
+		return
+	case "config":
+		c.gitConfigCmd(rest)
+		return
+	case "bisect":
+		if len(rest) > 0 && rest[0].val == "run" {
+			c.local("git bisect run runs a command, which is checked on its own")
+			c.wrap(rest[1:], c.inner())
+			return
+		}
+	case "rebase":
+		for i, x := range rest {
+			switch n, v, eq := strings.Cut(x.val, "="); {
+			case x.val == "-x" || n == "--exec" || strings.HasPrefix(x.val, "-x") && len(x.val) > 2:
+				code := arg{val: v, dyn: x.dyn}
+				if !eq {
+					if x.val != "-x" && n != "--exec" {
+						code = arg{val: x.val[2:], dyn: x.dyn}
+					} else if i+1 < len(rest) {
+						code = rest[i+1]
+					}
+				}
+				c.local("git rebase --exec runs a command, which is checked on its own")
+				c.scriptArg(code)
+			case x.val == "-i" || x.val == "--interactive":
+				c.grey("git rebase -i opens an editor")
+			}
+		}
+	case "difftool":
+		for _, x := range rest {
+			if x.val == "--tool-help" {
+				c.unknown("git difftool --tool-help lists tools")
+				return
+			}
+		}
+		c.risky("interpreter: git difftool runs an external diff program")
+		return
+	case "grep":
+		for _, x := range rest {
+			if strings.HasPrefix(x.val, "-O") || isLong(strings.SplitN(x.val, "=", 2)[0], "open-files-in-pager") {
+				c.risky("interpreter: git grep " + x.val + " runs a pager program")
+				return
+			}
+		}
+	case "archive":
+		for i, x := range rest {
+			n, _, _ := strings.Cut(x.val, "=")
+			switch {
+			case isLong(n, "remote") || isLong(n, "exec"):
+				c.risky("network: git archive " + n + " talks to another machine")
+				return
+			case x.val == "-o" || isLong(n, "output"):
+				if w, ok := optValue(rest, i); ok {
+					c.writes(w, "git archive writes")
+				}
+			}
+		}
+	case "init":
+		for _, x := range rest {
+			if n := flagName(x.val); strings.HasPrefix(x.val, "--") && (isLong("--"+n, "template") || isLong("--"+n, "separate-git-dir")) {
+				c.risky("indirection: git init --" + n + " takes hooks or the repository from elsewhere")
+				return
+			}
+		}
+	case "apply", "am":
+		for _, x := range rest {
+			if x.val == "--unsafe-paths" {
+				c.risky("destructive: git apply --unsafe-paths writes outside the work tree")
+				return
+			}
+		}
+	case "bundle":
+		if len(rest) > 1 && rest[0].val == "create" {
+			c.writes(rest[1], "git bundle writes")
+		}
+	case "format-patch":
+		for i, x := range rest {
+			if n, _, _ := strings.Cut(x.val, "="); x.val == "-o" || isLong(n, "output-directory") {
+				if w, ok := optValue(rest, i); ok {
+					c.writes(w, "git format-patch writes to")
+				}
+			}
+		}
+	}
+	for i, x := range rest {
+		if n, _, _ := strings.Cut(x.val, "="); strings.HasPrefix(n, "--") && isLong(n, "output") && n != "--" {
+			if w, ok := optValue(rest, i); ok {
+				c.writes(w, what+" writes")
+			}
+		}
+	}
+	switch sub {
+	case "status", "diff", "log", "show", "blame", "annotate", "shortlog", "describe", "rev-parse",
+		"rev-list", "ls-files", "ls-tree", "cat-file", "grep", "whatchanged", "name-rev", "merge-base",
+		"show-ref", "for-each-ref", "count-objects", "version", "diff-tree", "diff-files", "diff-index",
+		"cherry", "range-diff", "check-ignore", "check-attr", "check-ref-format", "check-mailmap", "var",
+		"show-branch", "verify-commit", "verify-tag", "fsck", "help", "reflog", "stash", "branch", "tag",
+		"worktree", "notes", "bisect", "format-patch", "archive", "bundle", "get-tar-commit-id",
+		"hash-object", "interpret-trailers", "column", "stripspace", "patch-id",
+		"mailinfo", "mailsplit", "verify-pack", "show-index", "unpack-file", "rerere":
+		c.unknown(what + " reads or records in the repository")
+	case "add", "commit", "checkout", "switch", "restore", "reset", "clean", "merge", "rebase",
+		"cherry-pick", "revert", "mv", "rm", "init", "apply", "am", "gc", "prune", "repack",
+		"pack-refs", "update-index", "update-ref", "symbolic-ref", "read-tree", "write-tree",
+		"commit-tree", "mktag", "mktree", "sparse-checkout", "replace", "checkout-index",
+		"merge-file", "merge-tree", "fast-export", "fast-import", "unpack-objects", "pack-objects",
+		"index-pack", "prune-packed", "multi-pack-index", "commit-graph":
+		c.unknown(what + " changes the repository or the work tree")
+	default:
+		c.unknown(what + " is not a git command the gate knows; it may be an alias")
+	}
+}
+
+// gitValueish reports subcommands whose computed words are usually values
+// (commit messages, paths) rather than options.
+func gitValueish(sub string) bool {
+	switch sub {
+	case "commit", "add", "tag", "notes", "stash", "checkout", "switch", "branch", "rm", "mv",
+		"log", "show", "diff", "status", "restore", "blame", "grep", "ls-files":
+		return true
+	}
+	return false
+}
+
+func (c *call) gitRemote(rest []arg) {
+	if len(rest) == 0 || rest[0].val == "-v" || rest[0].val == "--verbose" || rest[0].val == "get-url" {
+		c.unknown("git remote lists the remotes")
+		return
+	}
+	if rest[0].val == "show" {
+		for _, x := range rest[1:] {
+			if x.val == "-n" {
+				c.unknown("git remote show -n lists a remote without contacting it")
+				return
+			}
+		}
+		c.risky("network: git remote show contacts the remote")
+		return
+	}
+	c.risky("network: git remote " + rest[0].val + " changes or contacts remotes")
+}
+
+func (c *call) gitSubmodule(rest []arg) {
+	ops := scan(rest, optSpec{})
+	if len(ops.operands) == 0 {
+		c.unknown("git submodule lists the submodules")
+		return
+	}
+	switch sub := ops.operands[0]; sub.val {
+	case "status", "summary", "absorbgitdirs", "deinit":
+		c.unknown("git submodule " + sub.val + " works on the local repository")
+	case "foreach":
+		c.local("git submodule foreach runs a command in each submodule, which is checked on its own")
+		if len(ops.operands) > 1 {
+			c.scriptArg(joinArgs(ops.operands[1:]))
+		}
+	default:
+		c.risky("network: git submodule " + sub.val + " fetches or registers repositories")
+	}
+}
+
+// gitConfigCmd tells reading configuration from changing it: a change can
+// make later git commands run any program.
+func (c *call) gitConfigCmd(rest []arg) {
+	ops := scan(rest, optSpec{short: "f", long: []string{"file", "blob", "type", "default", "comment", "value"}})
+	if ops.computed {
+		c.risky("indirection: a git config argument is only known at run time")
+		return
+	}
+	if ops.has("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "--get-color",
+		"--get-colorbool", "--show-origin", "--show-scope", "--name-only") && !ops.has("--add",
+		"--replace-all", "--unset", "--unset-all", "--rename-section", "--remove-section", "--edit", "-e") {
+		c.unknown("git config reads the configuration")
+		return
+	}
+	n := len(ops.operands)
+	if n > 0 {
+		switch ops.operands[0].val {
+		case "get", "list":
+			c.unknown("git config reads the configuration")
+			return
+		case "set", "unset", "rename-section", "remove-section", "edit":
+			n = 2
+		}
+	}
+	if n <= 1 && !ops.has("--add", "--replace-all", "--unset", "--unset-all", "--rename-section", "--remove-section", "--edit", "-e") {
+		c.unknown("git config reads the configuration")
+		return
+	}
+	c.risky("indirection: git config changes settings that can make git run programs or reach the network")
+}

@@ -1,0 +1,513 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// analysis is the state of classifying one command line.
+type analysis struct {
+	g       *Gate
+	entries []*Command
+	// cwd is the absolute working directory, followed through cd; empty
+	// once it is unknown.
+	cwd   string
+	depth int  // scripts inside scripts
+	over  bool // maxCommands was reached
+	// salvaging: the pieces of an unparsable command are being examined.
+	salvaging bool
+	// wroteCode is set once a command wrote a build file or source code in
+	// the workspace; runners that the built-in policy would allow are
+	// then left to a person, since they would run that new code.
+	wroteCode string
+}
+
+// siteKind is what kind of place a command comes from.
+type siteKind uint8
+
+const (
+	siteCall      siteKind = iota // a simple command
+	siteDecl                      // declare, export, local, readonly, typeset
+	siteRedir                     // redirections of a compound command
+	siteNote                      // a construct that runs code by itself
+	siteBackquote                 // a `...` substitution, parsed again from its text
+)
+
+// site is one place in a script that the gate classifies.
+type site struct {
+	kind   siteKind
+	stmt   *syntax.Stmt
+	call   *syntax.CallExpr
+	decl   *syntax.DeclClause
+	node   syntax.Node
+	reason string
+	piped  bool // standard input comes from a pipe
+	loop   bool // inside a loop or a function body
+}
+
+// newEntry starts the explanation of one simple command.
+func (a *analysis) newEntry(text string) *Command {
+	e := &Command{Text: text, Argv: []string{}}
+	a.entries = append(a.entries, e)
+	return e
+}
+
+// finishEntry decides an entry that has no command words.
+func (a *analysis) finishEntry(e *Command) {
+	t, ok := worst(e.findings)
+	if !ok {
+		t = TierLocal
+	}
+	e.finish(t, "", false)
+}
+
+// script parses src and classifies every simple command in it.
+func (a *analysis) script(src string) {
+	if a.depth > maxScriptDepth {
+		e := a.newEntry(src)
+		e.add(TierRisky, fmt.Sprintf("indirection: scripts nested more than %d deep are not checked", maxScriptDepth))
+		a.finishEntry(e)
+		return
+	}
+	f, err := a.g.parse(src)
+	if err != nil && strings.Contains(src, "((") {
+		// Bash reads "((" that is not arithmetic as two subshells.
+		if f2, err2 := a.g.parse(respaceParens(src)); err2 == nil {
+			f, err, src = f2, nil, respaceParens(src)
+		}
+	}
+	if err != nil {
+		e := a.newEntry(src)
+		e.add(TierUnparsed, "does not parse as a shell command: "+err.Error())
+		a.finishEntry(e)
+		if !a.salvaging {
+			a.salvaging = true
+			a.salvage(src)
+			a.salvaging = false
+		}
+		return
+	}
+	a.run(src, f)
+}
+
+// run classifies the sites of a parsed script.
+func (a *analysis) run(src string, f *syntax.File) {
+	sites := collect(src, f)
+	for _, s := range sites {
+		if s.loop && s.kind == siteCall && len(s.call.Args) > 0 {
+			switch s.call.Args[0].Lit() {
+			case "cd", "pushd", "popd":
+				a.cwd = "" // the directory changes between iterations
+			}
+		}
+	}
+	for _, s := range sites {
+		if len(a.entries) >= maxCommands {
+			if !a.over {
+				a.over = true
+				e := a.newEntry(src)
+				e.add(TierRisky, fmt.Sprintf("more than %d commands: the rest is not checked", maxCommands))
+				a.finishEntry(e)
+			}
+			return
+		}
+		a.site(src, s)
+	}
+}
+
+// backquoteText returns the script inside `...`, with the backslashes that
+// backquotes give meaning to removed.
+func backquoteText(s string) string {
+	s = strings.TrimPrefix(s, "`")
+	s = strings.TrimSuffix(s, "`")
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\\`$\"", s[i+1]) >= 0 {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// respaceParens turns "((" into "( (", as bash does when what follows is
+// not an arithmetic expression.
+func respaceParens(src string) string {
+	return strings.ReplaceAll(src, "((", "( (")
+}
+
+// maxSalvagePieces bounds the pieces of an unparsable command examined.
+const maxSalvagePieces = 256
+
+// salvage classifies the pieces of a command that does not parse, split at
+// unquoted operators, so that a denied or risky command inside broken
+// syntax still counts. The command is asked about in any case.
+func (a *analysis) salvage(src string) {
+	for i, piece := range splitPieces(src) {
+		if i == maxSalvagePieces {
+			return
+		}
+		if strings.TrimSpace(piece) == "" {
+			continue
+		}
+		if f, err := a.g.parse(piece); err == nil {
+			a.run(piece, f)
+		}
+	}
+}
+
+// splitPieces splits shell text at unquoted control characters.
+func splitPieces(src string) []string {
+	var (
+		out   []string
+		start int
+		quote byte
+	)
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '\\' && quote != '\'':
+			i++
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case strings.IndexByte(";&|\n(){}`!", c) >= 0 || c == '$' && i+1 < len(src) && src[i+1] == '(':
+			out = append(out, src[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, src[start:])
+}
+
+// collect lists the sites of a parsed script in source order.
+func collect(src string, f *syntax.File) []site {
+	const (
+		sitesHint = 8  // sites in a typical command line
+		stackHint = 32 // nesting depth of a typical syntax tree
+	)
+	var (
+		sites = make([]site, 0, sitesHint)
+		stack = make([]syntax.Node, 0, stackHint)
+		piped map[*syntax.Stmt]bool
+		loops int
+	)
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if n == nil {
+			switch stack[len(stack)-1].(type) {
+			case *syntax.WhileClause, *syntax.ForClause, *syntax.FuncDecl:
+				loops--
+			}
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		if cs, ok := n.(*syntax.CmdSubst); ok && cs.Backquotes {
+			// The parser reads backquoted text differently from bash in
+			// corner cases (a '#' inside a word); parse the text again as
+			// bash would see it, instead of trusting the nested tree.
+			sites = append(sites, site{kind: siteBackquote, node: cs, loop: loops > 0})
+			return false
+		}
+		stack = append(stack, n)
+		switch n := n.(type) {
+		case *syntax.WhileClause, *syntax.ForClause:
+			loops++
+		case *syntax.FuncDecl:
+			loops++
+			if selfCalling(n) {
+				sites = append(sites, site{kind: siteNote, node: n,
+					reason: "destructive: the function " + n.Name.Value + " calls itself, which can exhaust the machine (a fork bomb)"})
+			}
+		case *syntax.BinaryCmd:
+			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+				// Every command on the right-hand side may read the pipe.
+				if piped == nil {
+					piped = map[*syntax.Stmt]bool{}
+				}
+				syntax.Walk(n.Y, func(m syntax.Node) bool {
+					if st, ok := m.(*syntax.Stmt); ok {
+						piped[st] = true
+					}
+					return true
+				})
+			}
+		case *syntax.Stmt:
+			s := site{stmt: n, loop: loops > 0, piped: piped[n]}
+			switch c := n.Cmd.(type) {
+			case *syntax.CallExpr:
+				s.kind, s.call = siteCall, c
+			case *syntax.DeclClause:
+				s.kind, s.decl = siteDecl, c
+			default:
+				if len(n.Redirs) == 0 {
+					return true
+				}
+				s.kind = siteRedir
+			}
+			sites = append(sites, s)
+		case *syntax.ParamExp:
+			if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && n.Exp.Word != nil && strings.Contains(n.Exp.Word.Lit(), "P") {
+				sites = append(sites, site{kind: siteNote, node: n,
+					reason: "indirection: ${var@P} expands a prompt string, which runs command substitutions"})
+			}
+		case *syntax.TestClause:
+			if r := hiddenCode(src, n); r != "" {
+				sites = append(sites, site{kind: siteNote, node: n, reason: r})
+			}
+		case *syntax.ArithmCmd, *syntax.ArithmExp:
+			if r := hiddenCode(src, n); r != "" {
+				sites = append(sites, site{kind: siteNote, node: n, reason: r})
+			}
+		}
+		return true
+	})
+	return sites
+}
+
+// selfCalling reports a function whose body calls the function itself.
+func selfCalling(f *syntax.FuncDecl) bool {
+	if f.Name == nil || f.Body == nil {
+		return false
+	}
+	found := false
+	syntax.Walk(f.Body, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 && c.Args[0].Lit() == f.Name.Value {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// hiddenCode finds a quoted string holding a command substitution inside
+// an arithmetic or test expression, where bash evaluates array subscripts
+// and so runs it.
+func hiddenCode(src string, n syntax.Node) string {
+	var r string
+	syntax.Walk(n, func(m syntax.Node) bool {
+		w, ok := m.(*syntax.Word)
+		if !ok || r != "" {
+			return r == ""
+		}
+		if v, static := literalText(src, w); static && holdsCode(v) {
+			r = "indirection: " + v + " holds a command substitution that subscript evaluation runs"
+		}
+		return true
+	})
+	return r
+}
+
+// holdsCode reports text that a later evaluation would run as a command.
+func holdsCode(s string) bool {
+	return strings.Contains(s, "$(") || strings.Contains(s, "`")
+}
+
+// site classifies one site.
+func (a *analysis) site(src string, s site) {
+	switch s.kind {
+	case siteCall:
+		a.callSite(src, s)
+	case siteDecl:
+		a.declSite(src, s)
+	case siteRedir:
+		e := a.newEntry(redirText(src, s.stmt))
+		a.redirects(e, src, s.stmt)
+		a.finishEntry(e)
+	case siteNote:
+		e := a.newEntry(wordText(src, s.node))
+		e.add(TierRisky, s.reason)
+		a.finishEntry(e)
+	case siteBackquote:
+		a.nestedScript(backquoteText(wordText(src, s.node)))
+	}
+}
+
+func redirText(src string, st *syntax.Stmt) string {
+	parts := make([]string, 0, len(st.Redirs))
+	for _, r := range st.Redirs {
+		parts = append(parts, wordText(src, r))
+	}
+	return strings.Join(parts, " ")
+}
+
+// stmtText is the text of a simple command with its redirections, without
+// the trailing operator.
+func stmtText(src string, st *syntax.Stmt) string {
+	start, end := st.Cmd.Pos().Offset(), st.Cmd.End().Offset()
+	for _, r := range st.Redirs {
+		start = min(start, r.Pos().Offset())
+		end = max(end, r.End().Offset())
+	}
+	if int(end) > len(src) || start > end {
+		return ""
+	}
+	return src[start:end]
+}
+
+func (a *analysis) callSite(src string, s site) {
+	e := a.newEntry(stmtText(src, s.stmt))
+	for _, as := range s.call.Assigns {
+		a.assign(e, src, as)
+	}
+	a.redirects(e, src, s.stmt)
+	if len(s.call.Args) == 0 {
+		a.finishEntry(e)
+		return
+	}
+	argv := words(src, s.call.Args)
+	a.command(e, argv, cmdCtx{stmt: s.stmt, src: src, piped: s.piped})
+}
+
+func (a *analysis) declSite(src string, s site) {
+	d := s.decl
+	e := a.newEntry(stmtText(src, s.stmt))
+	e.Argv = append(e.Argv, d.Variant.Value)
+	e.add(TierLocal, d.Variant.Value+" sets shell variables")
+	for _, as := range d.Args {
+		if as.Name == nil && as.Value != nil {
+			v := resolveWord(src, as.Value)
+			e.Argv = append(e.Argv, v.val)
+			if v.dyn {
+				e.add(TierRisky, "indirection: "+d.Variant.Value+" of names computed at run time ("+v.val+") can set any variable")
+			}
+			continue
+		}
+		if as.Name != nil {
+			e.Argv = append(e.Argv, wordText(src, as))
+			if !as.Naked {
+				a.assign(e, src, as)
+			}
+		}
+	}
+	a.redirects(e, src, s.stmt)
+	a.finishEntry(e)
+}
+
+// assign classifies setting a variable, for one command or for the shell.
+func (a *analysis) assign(e *Command, src string, as *syntax.Assign) {
+	if as.Name == nil {
+		return
+	}
+	name := as.Name.Value
+	if as.Array != nil {
+		for _, el := range as.Array.Elems {
+			if v, ok := literalText(src, el.Value); ok && holdsCode(v) {
+				e.addExtra(TierRisky, "indirection: an element of "+name+" holds a command substitution that a later evaluation may run")
+			}
+		}
+	}
+	val, static := literalText(src, as.Value)
+	kind, reason := a.classifyEnv(name, val, static)
+	switch kind {
+	case envRisky:
+		e.addExtra(TierRisky, reason)
+	case envCommand:
+		switch {
+		case !static:
+			e.addExtra(TierRisky, "indirection: "+reason+", and its value is only known at run time")
+		case strings.TrimSpace(val) != "":
+			if a.commandValue(val) >= TierGrey {
+				e.addExtra(TierRisky, "indirection: "+reason+", and the gate cannot vouch for "+val)
+			} else {
+				e.addExtra(TierLocal, reason+"; that command is checked on its own")
+			}
+		}
+	default:
+		e.addExtra(TierLocal, "sets "+name)
+	}
+	if static && holdsCode(val) {
+		e.addExtra(TierRisky, "indirection: the value of "+name+" holds a command substitution that a later evaluation may run")
+	}
+}
+
+// commandValue classifies a command line held by a variable or setting that
+// a program runs behind the scenes (GIT_SSH_COMMAND, core.pager, CC). It
+// returns the worst tier of its commands; anything short of local is
+// treated as risky by callers, since nobody sees such a command run.
+func (a *analysis) commandValue(code string) Tier {
+	start := len(a.entries)
+	a.nestedScript(strings.TrimLeft(strings.TrimSpace(code), "|"))
+	t := TierLocal
+	for _, e := range a.entries[start:] {
+		t = max(t, e.Tier)
+	}
+	return t
+}
+
+// nestedScript classifies code that the shell or a program runs later, in
+// a copy of the current directory state.
+func (a *analysis) nestedScript(code string) {
+	saved := a.cwd
+	a.depth++
+	a.script(code)
+	a.depth--
+	a.cwd = saved
+}
+
+// redirects classifies the redirections of a statement.
+func (a *analysis) redirects(e *Command, src string, st *syntax.Stmt) {
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll,
+			syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob, syntax.RdrInOut:
+			a.writeTarget(e, resolveWord(src, r.Word), "output goes to", true)
+		case syntax.DplOut, syntax.DplIn:
+			w := resolveWord(src, r.Word)
+			if w.static() && (w.val == "-" || strings.Trim(w.val, "0123456789") == "" || strings.TrimRight(w.val, "0123456789") == "-") {
+				continue
+			}
+			a.writeTarget(e, w, "output goes to", true)
+		case syntax.RdrIn:
+			if w := resolveWord(src, r.Word); a.where(w) == pathNetwork {
+				e.addExtra(TierRisky, "network: input comes from "+w.val)
+			}
+		}
+	}
+}
+
+// writeTarget classifies writing to the file x. extra puts the concern
+// with the redirections rather than with the command's words.
+func (a *analysis) writeTarget(e *Command, x arg, what string, extra bool) {
+	var t Tier
+	var r string
+	if rel, ok := a.relPath(x); ok {
+		if controlFile(rel) {
+			r := "indirection: " + what + " " + x.val + ", a file that makes tools run commands or that holds permissions"
+			if extra {
+				e.addExtra(TierRisky, r)
+			} else {
+				e.add(TierRisky, r)
+				e.unliftable = true
+			}
+			return
+		}
+		if a.wroteCode == "" && buildFile(rel, extra || !strings.HasPrefix(what, "sed")) {
+			a.wroteCode = x.val
+		}
+	}
+	switch a.where(x) {
+	case pathNetwork:
+		t, r = TierRisky, "network: "+what+" "+x.val
+	case pathDevice:
+		t, r = TierRisky, "destructive: "+what+" the device "+x.val
+	case pathOutside:
+		t, r = TierRisky, "destructive: "+what+" "+x.val+", outside the workspace"
+	case pathUnknown:
+		t, r = TierRisky, "destructive: "+what+" "+x.val+", a file only known at run time"
+	default:
+		return
+	}
+	if extra {
+		e.addExtra(t, r)
+	} else {
+		e.add(t, r)
+		e.unliftable = true
+	}
+}

@@ -1,0 +1,366 @@
+package gate
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxBraceWords bounds brace expansion; a word that expands to more is
+// treated as unknown.
+const maxBraceWords = 64
+
+// arg is one word of a command after quote removal.
+type arg struct {
+	val string // quotes removed; expansions left as written
+	// dyn: contains an expansion whose value is only known at run time.
+	dyn bool
+	// lead: may expand to a word beginning with '-' although val does not
+	// (an expansion or a pattern comes before any literal text).
+	lead bool
+	// glob: contains unquoted pattern characters.
+	glob bool
+	// split: an unquoted expansion that may become zero or several words.
+	split bool
+	// proc: a process substitution, which expands to a /dev/fd path.
+	proc bool
+	// dynAt is where in val the first expansion starts; meaningful when
+	// dyn is set.
+	dynAt int
+}
+
+// static reports whether the word's value is known exactly.
+func (a arg) static() bool { return !a.dyn && !a.glob }
+
+// mayOpt reports whether the word is or may become an option.
+func (a arg) mayOpt() bool { return a.lead || strings.HasPrefix(a.val, "-") }
+
+// flag reports whether the word is exactly the option s and known.
+func (a arg) is(s string) bool { return a.val == s && a.static() }
+
+// words resolves a list of shell words, applying brace expansion.
+func words(src string, ws []*syntax.Word) []arg {
+	out := make([]arg, 0, len(ws))
+	for _, w := range ws {
+		out = expandWord(src, w, out)
+	}
+	return out
+}
+
+// expandWord appends the fields that w becomes after brace expansion and
+// quote removal.
+func expandWord(src string, w *syntax.Word, out []arg) []arg {
+	if !hasBrace(w) {
+		return append(out, resolveWord(src, w))
+	}
+	text := wordText(src, w)
+	if !syntax.SplitBraces(w) {
+		return append(out, resolveWord(src, w))
+	}
+	var fields []arg
+	for bw, err := range expand.BracesSeq(nil, w) {
+		if err != nil || len(fields) == maxBraceWords {
+			return append(out, arg{val: text, dyn: true, lead: true, split: true})
+		}
+		fields = append(fields, resolveWord(src, bw))
+	}
+	return append(out, fields...)
+}
+
+func hasBrace(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// wordText is the source text of a node.
+func wordText(src string, n syntax.Node) string {
+	s, e := int(n.Pos().Offset()), int(n.End().Offset())
+	if s < 0 || e > len(src) || s > e {
+		return ""
+	}
+	return src[s:e]
+}
+
+// resolveWord removes quotes from one word.
+func resolveWord(src string, w *syntax.Word) arg {
+	if len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && strings.IndexAny(l.Value, `\*?`) < 0 && !strings.Contains(l.Value, "[") {
+			return arg{val: l.Value}
+		}
+	}
+	var (
+		a    arg
+		b    strings.Builder
+		seen bool // literal text has been written
+	)
+	mark := func(dyn bool) {
+		if !seen {
+			a.lead = true
+		}
+		if dyn && !a.dyn {
+			a.dyn, a.dynAt = true, b.Len()
+		}
+	}
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			v := p.Value
+			for i := 0; i < len(v); i++ {
+				c := v[i]
+				switch {
+				case c == '\\' && i+1 < len(v):
+					i++
+					b.WriteByte(v[i])
+					seen = true
+				case c == '*' || c == '?' || c == '[' && strings.IndexByte(v[i:], ']') > 0:
+					mark(false)
+					a.glob = true
+					b.WriteByte(c)
+					seen = true
+				default:
+					b.WriteByte(c)
+					seen = true
+				}
+			}
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				b.WriteString(ansiC(p.Value))
+			} else {
+				b.WriteString(p.Value)
+			}
+			if p.Value != "" {
+				seen = true
+			}
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if l, ok := q.(*syntax.Lit); ok {
+					b.WriteString(dqUnescape(l.Value))
+					if l.Value != "" {
+						seen = true
+					}
+					continue
+				}
+				mark(true)
+				b.WriteString(wordText(src, q))
+				seen = true
+			}
+		case *syntax.ProcSubst:
+			a.proc = true
+			b.WriteString(wordText(src, p))
+			seen = true
+		case *syntax.ExtGlob:
+			mark(false)
+			a.glob = true
+			b.WriteString(wordText(src, p))
+			seen = true
+		default: // parameter, command and arithmetic expansions
+			mark(true)
+			a.split = true
+			b.WriteString(wordText(src, p))
+			seen = true
+		}
+	}
+	a.val = b.String()
+	return a
+}
+
+// dqUnescape removes the backslashes that double quotes give meaning to.
+func dqUnescape(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '"', '\\':
+				i++
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// hdocUnescape removes the backslashes that an unquoted here-document gives
+// meaning to.
+func hdocUnescape(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '\\':
+				i++
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// ansiC decodes the escapes of a $'...' string as bash does.
+func ansiC(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch c = s[i]; c {
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'e', 'E':
+			b.WriteByte(0x1b)
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		case '\\', '\'', '"', '?':
+			b.WriteByte(c)
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i] & 0x1f)
+			}
+		case 'x', 'u', 'U':
+			width := 2
+			switch c {
+			case 'u':
+				width = 4
+			case 'U':
+				width = 8
+			}
+			j := i + 1
+			for j < len(s) && j-i-1 < width && isHex(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				b.WriteByte('\\')
+				b.WriteByte(c)
+				continue
+			}
+			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
+			if c == 'x' {
+				b.WriteByte(byte(n))
+			} else if utf8.ValidRune(rune(n)) {
+				b.WriteRune(rune(n))
+			}
+			i = j - 1
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			for j < len(s) && j-i < 3 && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			n, _ := strconv.ParseUint(s[i:j], 8, 16)
+			b.WriteByte(byte(n))
+			i = j - 1
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// literalText returns the static text of a word when it has no expansions:
+// quotes removed, as for an assignment value or a here-document.
+func literalText(src string, w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", true
+	}
+	a := resolveWord(src, w)
+	return a.val, !a.dyn
+}
+
+// hdocBody returns the text of a here-document or here-string and whether it
+// is known before the command runs.
+func hdocBody(src string, r *syntax.Redirect) (string, bool) {
+	if r.Op == syntax.WordHdoc {
+		return literalText(src, r.Word)
+	}
+	if r.Hdoc == nil {
+		return "", true
+	}
+	var b strings.Builder
+	for _, p := range r.Hdoc.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok {
+			return wordText(src, r.Hdoc), false
+		}
+		if quotedDelim(r.Word) {
+			b.WriteString(l.Value)
+		} else {
+			b.WriteString(hdocUnescape(l.Value))
+		}
+	}
+	return b.String(), true
+}
+
+// quotedDelim reports whether a here-document delimiter is quoted, which
+// turns expansion in the body off.
+func quotedDelim(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			return true
+		case *syntax.Lit:
+			if strings.IndexByte(p.Value, '\\') >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// quoteArgs renders words as shell text, for display of wrapped commands.
+func quoteArgs(args []arg) string {
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if a.dyn || a.glob || a.proc {
+			b.WriteString(a.val)
+			continue
+		}
+		q, err := syntax.Quote(a.val, syntax.LangBash)
+		if err != nil {
+			q = strconv.Quote(a.val)
+		}
+		b.WriteString(q)
+	}
+	return b.String()
+}

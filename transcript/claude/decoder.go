@@ -1,0 +1,262 @@
+// Package claude decodes Claude Code session transcripts (the JSONL files
+// under ~/.claude/projects, sub-agent files included) into cuff's events.
+//
+// Every tool invocation in a file becomes exactly one pair of events keyed
+// by Claude's own tool_use id: a Bash call is a bash_start/bash_run pair, a
+// Task or Agent call a delegation start/end pair, any other tool a
+// tool_call/tool_result pair. A sub-agent's work (inline sidechains, the
+// agent_progress records of newer versions, or a sub-agent file read on its
+// own) carries the sub-agent's id as agent_id and the delegation's call id
+// as parent_call_id. Assistant records streamed one block per line are
+// merged by message id, and each message's token usage is written once.
+package claude
+
+import (
+	"io"
+	"time"
+
+	"github.com/cuff-dev/cuff/transcript"
+	"github.com/cuff-dev/cuff/transcript/foreign/stream"
+)
+
+// Agent is the session_start agent of a Claude Code session.
+const Agent = "claude-code"
+
+// SessionID names a Claude Code session among cuff's sessions.
+func SessionID(uuid string) string { return "claude:" + uuid }
+
+// SubAgentSessionID names a sub-agent file read on its own: the parent
+// session's uuid and the sub-agent's id.
+func SubAgentSessionID(uuid, agentID string) string {
+	return SessionID(uuid) + "/agent-" + agentID
+}
+
+// unknownSession is the uuid of a transcript that names no session.
+const unknownSession = "unknown"
+
+// Stats counts what a decoder passed over.
+type Stats = stream.Stats
+
+// Options configures a Decoder.
+type Options struct {
+	// FallbackUUID names the session when no record carries a sessionId,
+	// e.g. the file's base name. Default "unknown".
+	FallbackUUID string
+}
+
+// Decoder turns transcript records into events, one line at a time, so
+// that a follower can feed it lines as they are written. It never fails on
+// bad input: malformed lines and unknown record types are counted and
+// skipped.
+type Decoder struct {
+	opts  Options
+	stats Stats
+	em    *stream.Emitter
+
+	lineEvents int       // events made for the current line
+	lastTS     time.Time // the latest timestamp seen, for records without one
+
+	sessionUUID string
+	cwd         string
+	branch      string
+	title       string // from the first real prompt
+	summary     string // from a summary record
+	standalone  string // agentId when the file is a sub-agent's own
+	sawRecord   bool   // a user or assistant record has been seen
+
+	msg          *pendingMessage
+	usageCounted map[string]bool
+
+	calls       map[string]*call
+	seenCalls   map[string]bool
+	seenResults map[string]bool
+
+	links      map[string]*link // sidechain record uuid → its agent
+	agents     map[string]*link // agentId → its agent
+	tasks      []*task          // delegations started, to link inline sidechains
+	synthetic  []*link          // delegations opened for sub-agents without a parent
+	seenNested map[string]bool  // agent_progress records already decoded
+}
+
+// NewDecoder returns a decoder.
+func NewDecoder(opts Options) *Decoder {
+	d := &Decoder{
+		opts:         opts,
+		usageCounted: map[string]bool{},
+		calls:        map[string]*call{},
+		seenCalls:    map[string]bool{},
+		seenResults:  map[string]bool{},
+		links:        map[string]*link{},
+		agents:       map[string]*link{},
+		seenNested:   map[string]bool{},
+	}
+	d.em = stream.NewEmitter(&d.stats)
+	d.em.Prepare = d.prepareStart
+	return d
+}
+
+// Decode reads a whole transcript from r and passes its events to fn. It
+// returns the first error of r or fn; bad lines are only counted.
+func Decode(r io.Reader, fn func(*transcript.Event) error) (Stats, error) {
+	return stream.Run(r, NewDecoder(Options{}), fn)
+}
+
+// Stats returns what the decoder has passed over so far.
+func (d *Decoder) Stats() Stats { return d.stats }
+
+// Line decodes one line (without its newline) and passes any events it
+// completes to out. It returns an error only when out does.
+func (d *Decoder) Line(raw []byte, out stream.Emit) error {
+	d.stats.Lines++
+	d.em.SetOutput(out)
+	raw = stream.TrimSpace(raw)
+	if len(raw) == 0 {
+		return d.em.Err()
+	}
+	var l line
+	if !stream.Unmarshal(raw, &l) {
+		d.stats.AddMalformed(d.stats.Lines)
+		return d.em.Err()
+	}
+	d.lineEvents = 0
+	if d.record(&l) && d.lineEvents == 0 {
+		d.stats.Skipped++
+	}
+	if d.title != "" {
+		d.em.Begin()
+	}
+	return d.em.Err()
+}
+
+// Flush passes on every event held back: the blocks of an assistant
+// message that may still be streaming, and the events waiting for the
+// session's title. A follower calls it when the file has been quiet.
+func (d *Decoder) Flush(out stream.Emit) error {
+	d.em.SetOutput(out)
+	d.flushMessage()
+	d.em.Begin()
+	return d.em.Err()
+}
+
+// Close ends the input: it flushes, and ends the delegations it opened for
+// sub-agents whose parent is not in the file.
+func (d *Decoder) Close(out stream.Emit) error {
+	d.em.SetOutput(out)
+	d.flushMessage()
+	for _, lk := range d.synthetic {
+		body := &transcript.Delegation{Phase: transcript.PhaseEnd, SubAgentID: lk.agentID, Result: lk.lastText}
+		d.push(d.event(d.lastTS, body, context{}, lk.callID))
+	}
+	d.synthetic = nil
+	d.em.Begin()
+	return d.em.Err()
+}
+
+// record dispatches one record by type. It reports whether the type is
+// known.
+func (d *Decoder) record(l *line) bool {
+	d.learn(l)
+	switch l.Type {
+	case "user", "assistant":
+		d.conversational(l, d.resolve(l))
+	case "system":
+		d.system(l, d.resolve(l))
+	case "progress":
+		d.resolve(l)
+		d.progress(l)
+	case "summary":
+		if d.summary == "" {
+			d.summary = stream.Title(l.Summary)
+		}
+	case "file-history-snapshot", "queue-operation", "attachment", "custom-title", "ai-title",
+		"agent-name", "agent-setting", "permission-mode", "mode", "pr-link", "last-prompt",
+		"bridge-session", "tag":
+	case "":
+		d.stats.AddUnknown("(no type)")
+		return false
+	default:
+		d.stats.AddUnknown(l.Type)
+		return false
+	}
+	return true
+}
+
+// learn takes the session's facts from a top-level record.
+func (d *Decoder) learn(l *line) {
+	if ts := stream.ParseTime(l.Timestamp); !ts.IsZero() {
+		if d.em.StartTS.IsZero() {
+			d.em.StartTS = ts
+		}
+	}
+	if d.sessionUUID == "" && l.SessionID != "" {
+		d.sessionUUID = l.SessionID
+	}
+	if d.cwd == "" && l.CWD != "" {
+		d.cwd = l.CWD
+	}
+	if d.branch == "" && l.GitBranch != "" {
+		d.branch = l.GitBranch
+	}
+	if !d.sawRecord && (l.Type == "user" || l.Type == "assistant") {
+		d.sawRecord = true
+		if l.IsSidechain && l.AgentID != "" {
+			d.standalone = l.AgentID
+		}
+	}
+}
+
+// prepareStart fills in the session_start just before it is written.
+func (d *Decoder) prepareStart() {
+	uuid := d.sessionUUID
+	if uuid == "" {
+		uuid = d.opts.FallbackUUID
+	}
+	if uuid == "" {
+		uuid = unknownSession
+	}
+	d.em.SessionID = SessionID(uuid)
+	if d.standalone != "" {
+		d.em.SessionID = SubAgentSessionID(uuid, d.standalone)
+	}
+	title := d.title
+	if title == "" {
+		title = d.summary
+	}
+	d.em.Start = transcript.SessionStart{Agent: Agent, Source: transcript.SourceClaude, Title: title, WorkingDirectory: d.cwd}
+	if d.branch != "" {
+		d.em.Start.Git = &transcript.Git{Branch: d.branch}
+	}
+}
+
+// context is who an event belongs to: the agent instance and the
+// delegation it works inside.
+type context struct {
+	agentID      string
+	parentCallID string
+}
+
+// event makes an event of body for the agent in ctx.
+func (d *Decoder) event(ts time.Time, body transcript.Body, ctx context, callID string) *transcript.Event {
+	ev := transcript.New("", ts, body)
+	if ctx.agentID != "" {
+		ev.AgentID = ctx.agentID
+	}
+	ev.ParentCallID = ctx.parentCallID
+	ev.CallID = callID
+	return ev
+}
+
+// push passes an event on (or holds it until the session_start is out).
+func (d *Decoder) push(ev *transcript.Event) {
+	d.lineEvents++
+	d.em.Emit(ev)
+}
+
+// timeOf is a record's time; records without one take the latest seen.
+func (d *Decoder) timeOf(l *line) time.Time {
+	if ts := stream.ParseTime(l.Timestamp); !ts.IsZero() {
+		d.lastTS = ts
+		return ts
+	}
+	return d.lastTS
+}

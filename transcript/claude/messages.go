@@ -1,0 +1,289 @@
+package claude
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cuff-dev/cuff/transcript"
+	"github.com/cuff-dev/cuff/transcript/foreign/stream"
+)
+
+// pendingMessage collects the events of one assistant message, streamed
+// one block per record, until the message ends, so that its token usage
+// (which grows from record to record) is written once, complete.
+type pendingMessage struct {
+	id     string
+	ctx    context
+	ts     time.Time
+	model  string
+	usage  transcript.Usage
+	events []*transcript.Event
+}
+
+// conversational handles a user or assistant record.
+func (d *Decoder) conversational(l *line, ctx context) {
+	if l.Message == nil {
+		return
+	}
+	typ := l.Type
+	if typ == "" {
+		typ = l.Message.Role
+	}
+	switch typ {
+	case "assistant":
+		d.assistant(l, ctx)
+	case "user":
+		d.user(l, ctx)
+	}
+}
+
+// assistant adds the blocks of an assistant record to its message.
+func (d *Decoder) assistant(l *line, ctx context) {
+	m := l.Message
+	ts := d.timeOf(l)
+	if d.msg != nil && (m.ID == "" || d.msg.id != m.ID || d.msg.ctx != ctx) {
+		d.flushMessage()
+	}
+	if d.msg == nil {
+		d.msg = &pendingMessage{id: m.ID, ctx: ctx, ts: ts, model: m.Model}
+	}
+	pm := d.msg
+	if pm.model == "" {
+		pm.model = m.Model
+	}
+	if u := m.Usage; u != nil {
+		pm.usage.InputTokens = max(pm.usage.InputTokens, u.InputTokens)
+		pm.usage.OutputTokens = max(pm.usage.OutputTokens, u.OutputTokens)
+		pm.usage.CacheReadTokens = max(pm.usage.CacheReadTokens, u.CacheReadInputTokens)
+		pm.usage.CacheWriteTokens = max(pm.usage.CacheWriteTokens, u.CacheCreationInputTokens)
+	}
+	blocks := m.Content.blocks()
+	for i := range blocks {
+		b := &blocks[i]
+		switch b.Type {
+		case "text":
+			if strings.TrimSpace(b.Text) == "" {
+				continue
+			}
+			d.addToMessage(d.event(ts, &transcript.ChatTurn{Role: transcript.RoleAssistant, Text: b.Text,
+				Model: m.Model, MessageID: m.ID}, ctx, ""))
+			d.noteText(ctx, b.Text)
+		case "thinking":
+			if strings.TrimSpace(b.Thinking) == "" {
+				continue
+			}
+			d.addToMessage(d.event(ts, &transcript.ChatTurn{Role: transcript.RoleAssistant, Text: b.Thinking,
+				Thinking: true, Model: m.Model, MessageID: m.ID}, ctx, ""))
+		case "tool_use", "server_tool_use":
+			for _, ev := range d.toolUse(b, l, ts, ctx, i) {
+				d.addToMessage(ev)
+			}
+		case "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result":
+			d.flushMessage()
+			d.toolResult(b, nil, ts, ctx)
+		}
+	}
+	if m.ID == "" {
+		d.flushMessage()
+	}
+}
+
+// addToMessage adds an event to the pending assistant message.
+func (d *Decoder) addToMessage(ev *transcript.Event) {
+	d.lineEvents++
+	if d.msg == nil { // a block that ended the message it came in
+		d.em.Emit(ev)
+		return
+	}
+	d.msg.events = append(d.msg.events, ev)
+}
+
+// flushMessage passes on the events of the pending assistant message, its
+// usage on the first chat turn. A message of tool calls only gets an empty
+// assistant turn to carry its usage.
+func (d *Decoder) flushMessage() {
+	pm := d.msg
+	if pm == nil {
+		return
+	}
+	d.msg = nil
+	if pm.usage != (transcript.Usage{}) && (pm.id == "" || !d.usageCounted[pm.id]) {
+		if pm.id != "" {
+			d.usageCounted[pm.id] = true
+		}
+		u := pm.usage
+		carried := false
+		for _, ev := range pm.events {
+			if turn, ok := ev.Body.(*transcript.ChatTurn); ok {
+				turn.Usage = &u
+				carried = true
+				break
+			}
+		}
+		if !carried {
+			carrier := d.event(pm.ts, &transcript.ChatTurn{Role: transcript.RoleAssistant, Model: pm.model,
+				MessageID: pm.id, Usage: &u}, pm.ctx, "")
+			d.em.Emit(carrier)
+		}
+	}
+	for _, ev := range pm.events {
+		d.em.Emit(ev)
+	}
+}
+
+// user handles a user record: the person's prompt, text injected by Claude
+// Code, and tool results.
+func (d *Decoder) user(l *line, ctx context) {
+	d.flushMessage()
+	ts := d.timeOf(l)
+	blocks := l.Message.Content.blocks()
+	results := 0
+	for i := range blocks {
+		if blocks[i].Type == "tool_result" {
+			results++
+		}
+	}
+	var tur *toolUseResult
+	if results == 1 {
+		tur = l.ToolUseResult
+	}
+	var texts []string
+	flushText := func() {
+		if len(texts) == 0 {
+			return
+		}
+		d.userText(l, strings.Join(texts, "\n"), ts, ctx)
+		texts = texts[:0]
+	}
+	for i := range blocks {
+		b := &blocks[i]
+		switch b.Type {
+		case "text":
+			if strings.TrimSpace(b.Text) != "" {
+				texts = append(texts, b.Text)
+			}
+		case "image", "document":
+			texts = append(texts, imagePlaceholder)
+		case "tool_result":
+			flushText()
+			d.toolResult(b, tur, ts, ctx)
+		}
+	}
+	flushText()
+}
+
+// injectedPrefixes mark user-role text that Claude Code wrote, not the person.
+var injectedPrefixes = []string{"<local-command-stdout>", "<local-command-stderr>", "<system-reminder>",
+	"[Request interrupted", "Caveat: ", "<bash-stdout>", "<bash-stderr>", "<task-notification>"}
+
+// userText writes a chat turn for the text of a user record and takes the
+// session's title from the first real prompt.
+func (d *Decoder) userText(l *line, text string, ts time.Time, ctx context) {
+	role := transcript.RoleUser
+	if l.IsMeta || l.IsCompactSummary || hasAnyPrefix(text, injectedPrefixes) {
+		role = transcript.RoleSystem
+	}
+	d.push(d.event(ts, &transcript.ChatTurn{Role: role, Text: text}, ctx, ""))
+	if role == transcript.RoleUser && d.title == "" && (ctx.agentID == "" || d.standalone != "") {
+		d.title = stream.Title(promptTitle(text))
+	}
+}
+
+// promptTitle is the title a prompt gives: a slash command is shown as
+// typed ("/name args").
+func promptTitle(text string) string {
+	name := between(text, "<command-name>", "</command-name>")
+	if name == "" {
+		return text
+	}
+	if !strings.HasPrefix(name, "/") {
+		name = "/" + name
+	}
+	if args := between(text, "<command-args>", "</command-args>"); strings.TrimSpace(args) != "" {
+		return name + " " + args
+	}
+	return name
+}
+
+// between returns the text between the first open tag and the close tag.
+func between(s, open, close string) string {
+	i := strings.Index(s, open)
+	if i < 0 {
+		return ""
+	}
+	rest := s[i+len(open):]
+	j := strings.Index(rest, close)
+	if j < 0 {
+		return ""
+	}
+	return rest[:j]
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	s = strings.TrimLeft(s, " \t\r\n")
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// system handles a system record: slash-command echoes, compaction marks,
+// API errors and notices become system turns; bookkeeping is skipped.
+func (d *Decoder) system(l *line, ctx context) {
+	var text string
+	switch l.Subtype {
+	case "", "local_command", "informational", "away_summary":
+		text = l.Content.text()
+	case "compact_boundary":
+		text = l.Content.text()
+		if strings.TrimSpace(text) == "" {
+			text = "Conversation compacted"
+		}
+	case "api_error":
+		text = "API error"
+		if e := l.Error; e != nil {
+			if e.Status != 0 {
+				text += fmt.Sprintf(" %d", e.Status)
+			}
+			if e.Message != "" {
+				text += ": " + e.Message
+			}
+		}
+		if c := l.Content.text(); c != "" {
+			text += ": " + c
+		}
+	}
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	d.flushMessage()
+	d.push(d.event(d.timeOf(l), &transcript.ChatTurn{Role: transcript.RoleSystem, Text: text}, ctx, ""))
+}
+
+// progress handles a progress record: a sub-agent's record nested in an
+// agent_progress is decoded as the sub-agent's; hook and shell progress is
+// skipped (the final results carry it).
+func (d *Decoder) progress(l *line) {
+	p := l.Data
+	if p == nil || p.Type != "agent_progress" || p.Message == nil {
+		return
+	}
+	n := p.Message
+	if n.UUID != "" {
+		if d.seenNested[n.UUID] {
+			return
+		}
+		d.seenNested[n.UUID] = true
+	}
+	if n.Timestamp == "" {
+		n.Timestamp = l.Timestamp
+	}
+	ctx := d.progressContext(p.AgentID, l.ParentToolUseID)
+	if n.Type == "" && n.Message != nil {
+		n.Type = n.Message.Role
+	}
+	d.conversational(n, ctx)
+}
