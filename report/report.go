@@ -104,46 +104,66 @@ func Bytes(n int64) string {
 }
 
 // statusText colours a session status.
-func (st Styles) statusText(m *session.Meta) string {
+func (st Styles) statusText(in session.Info) string {
 	switch {
-	case m.Live:
+	case in.Live:
 		return st.Warn.Render("● live")
-	case m.Status == "complete":
-		return st.OK.Render(m.Status)
-	case m.Status == "interrupted":
-		return st.Fail.Render(m.Status)
+	case in.Status == "complete":
+		return st.OK.Render(in.Status)
+	case in.Status == "interrupted":
+		return st.Fail.Render(in.Status)
 	}
-	return m.Status
+	return in.Status
 }
 
-// SessionTable prints the session list as an aligned table.
-func SessionTable(w io.Writer, st Styles, sessions []*session.Meta, verbose bool) {
-	header := fmt.Sprintf("%-30s %-20s %9s %10s   %s", "Session ID", "Started", "Commands", "Duration", "Status")
+// countText shows a count, or ? when it is not known yet.
+func countText(n int64) string {
+	if n < 0 {
+		return "?"
+	}
+	return Count(n)
+}
+
+// SessionTable prints the session list as an aligned table; withSource adds
+// the column that tells cuff's own sessions from Claude Code's and Codex's.
+func SessionTable(w io.Writer, st Styles, sessions []session.Info, verbose, withSource bool) {
+	idWidth := 30
+	for _, in := range sessions {
+		idWidth = max(idWidth, len(in.ID))
+	}
+	source := func(in session.Info) string {
+		if !withSource {
+			return ""
+		}
+		return fmt.Sprintf("%-7s ", in.Source)
+	}
+	srcHead := ""
+	if withSource {
+		srcHead = fmt.Sprintf("%-7s ", "Source")
+	}
+	header := fmt.Sprintf("%s%-*s %-20s %9s %10s   %s", srcHead, idWidth, "Session ID", "Started", "Commands", "Duration", "Status")
 	if verbose {
-		header = fmt.Sprintf("%-30s %-20s %-12s %6s %9s %9s %10s %9s   %-11s %s",
+		header = fmt.Sprintf("%s%-*s %-20s %-12s %6s %9s %9s %10s %9s   %-11s %s", srcHead, idWidth,
 			"Session ID", "Started", "Agent", "Turns", "Commands", "Failures", "Duration", "Size", "Status", "Title")
 	}
 	fmt.Fprintln(w, st.Bold.Render(header))
 	fmt.Fprintln(w, strings.Repeat("─", lipgloss.Width(header)))
-	for _, m := range sessions {
-		started := m.CreatedAt.Local().Format(TimeLayout)
+	for _, in := range sessions {
+		started := in.Started.Local().Format(TimeLayout)
 		if !verbose {
-			fmt.Fprintf(w, "%-30s %-20s %9s %10s   %s\n", m.SessionID, started, Count(m.Commands),
-				Duration(m.Duration()), st.statusText(m))
+			fmt.Fprintf(w, "%s%-*s %-20s %9s %10s   %s\n", source(in), idWidth, in.ID, started, countText(in.Commands),
+				Duration(in.Duration), st.statusText(in))
 			continue
 		}
-		failures := Count(m.Failures())
-		if m.Failures() > 0 {
+		failures := countText(in.Failures)
+		if in.Failures > 0 {
 			failures = st.Fail.Render(fmt.Sprintf("%9s", failures))
 		}
-		status := st.statusText(m)
-		pad := 11 - lipgloss.Width(status)
-		if pad < 0 {
-			pad = 0
-		}
-		fmt.Fprintf(w, "%-30s %-20s %-12s %6s %9s %9s %10s %9s   %s%s %s\n", m.SessionID, started,
-			clip(orDash(m.Agent), 12), Count(m.Turns), Count(m.Commands), failures, Duration(m.Duration()),
-			Bytes(m.FileSizeBytes), status, strings.Repeat(" ", pad), clip(m.Title, 60))
+		status := st.statusText(in)
+		pad := max(11-lipgloss.Width(status), 0)
+		fmt.Fprintf(w, "%s%-*s %-20s %-12s %6s %9s %9s %10s %9s   %s%s %s\n", source(in), idWidth, in.ID, started,
+			clip(orDash(in.Agent), 12), countText(in.Turns), countText(in.Commands), failures, Duration(in.Duration),
+			Bytes(in.SizeBytes), status, strings.Repeat(" ", pad), clip(in.Title, 60))
 	}
 }
 
@@ -166,16 +186,17 @@ func clip(s string, n int) string {
 	return string(r) + "…"
 }
 
-// SessionRow is one session in machine-readable listings.
+// SessionRow is one session in machine-readable listings. Counts a listing
+// has not computed are -1.
 type SessionRow struct {
 	SessionID        string    `json:"session_id" yaml:"session_id"`
+	Source           string    `json:"source" yaml:"source"`
 	Started          time.Time `json:"started" yaml:"started"`
 	LastUpdated      time.Time `json:"last_updated" yaml:"last_updated"`
 	DurationMS       int64     `json:"duration_ms" yaml:"duration_ms"`
 	Status           string    `json:"status" yaml:"status"`
 	Live             bool      `json:"live" yaml:"live"`
 	Agent            string    `json:"agent" yaml:"agent"`
-	Source           string    `json:"source" yaml:"source"`
 	Title            string    `json:"title" yaml:"title"`
 	WorkingDirectory string    `json:"working_directory" yaml:"working_directory"`
 	Events           int64     `json:"events" yaml:"events"`
@@ -187,28 +208,37 @@ type SessionRow struct {
 	TimedOut         int64     `json:"commands_timed_out" yaml:"commands_timed_out"`
 	Approvals        int64     `json:"approvals" yaml:"approvals"`
 	SizeBytes        int64     `json:"file_size_bytes" yaml:"file_size_bytes"`
+	Path             string    `json:"path" yaml:"path"`
 }
 
-// Row turns a session's meta into its machine-readable row.
-func Row(m *session.Meta) SessionRow {
-	status := m.Status
-	if m.Live {
+// Row turns list information into its machine-readable row.
+func Row(in session.Info) SessionRow {
+	status := in.Status
+	if in.Live {
 		status = "active"
 	}
-	return SessionRow{
-		SessionID: m.SessionID, Started: m.CreatedAt, LastUpdated: m.LastUpdated, DurationMS: m.TotalDurationMS,
-		Status: status, Live: m.Live, Agent: m.Agent, Source: m.Source, Title: m.Title,
-		WorkingDirectory: m.WorkingDirectory, Events: m.EntryCount, Turns: m.Turns, ToolCalls: m.ToolCalls,
-		Commands: m.Commands, Succeeded: m.CommandsSucceeded, Failed: m.CommandsFailed, TimedOut: m.CommandsTimedOut,
-		Approvals: m.Approvals, SizeBytes: m.FileSizeBytes,
+	r := SessionRow{
+		SessionID: in.ID, Source: in.Source, Started: in.Started, LastUpdated: in.Updated,
+		DurationMS: in.Duration.Milliseconds(), Status: status, Live: in.Live, Agent: in.Agent, Title: in.Title,
+		WorkingDirectory: in.WorkingDirectory, Events: in.Events, Turns: in.Turns, ToolCalls: in.ToolCalls,
+		Commands: in.Commands, Failed: in.Failures, TimedOut: in.TimedOut, Approvals: in.Approvals,
+		SizeBytes: in.SizeBytes, Path: in.Path,
 	}
+	if in.Failures >= 0 && in.TimedOut >= 0 {
+		r.Failed = in.Failures - in.TimedOut
+	}
+	r.Succeeded = session.Unknown
+	if in.Commands >= 0 && in.Failures >= 0 {
+		r.Succeeded = in.Commands - in.Failures
+	}
+	return r
 }
 
-// Rows turns metas into rows.
-func Rows(sessions []*session.Meta) []SessionRow {
+// Rows turns list information into rows.
+func Rows(sessions []session.Info) []SessionRow {
 	rows := make([]SessionRow, len(sessions))
-	for i, m := range sessions {
-		rows[i] = Row(m)
+	for i, in := range sessions {
+		rows[i] = Row(in)
 	}
 	return rows
 }
@@ -232,18 +262,18 @@ func YAML(w io.Writer, v any) error {
 }
 
 // SessionCSV prints the session list as CSV with a header row.
-func SessionCSV(w io.Writer, sessions []*session.Meta) error {
+func SessionCSV(w io.Writer, sessions []session.Info) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"session_id", "started", "last_updated", "duration_ms", "status", "live", "agent", "source",
+	cw.Write([]string{"session_id", "source", "started", "last_updated", "duration_ms", "status", "live", "agent",
 		"title", "working_directory", "events", "turns", "tool_calls", "commands", "commands_succeeded",
-		"commands_failed", "commands_timed_out", "approvals", "file_size_bytes"})
-	for _, m := range sessions {
-		r := Row(m)
+		"commands_failed", "commands_timed_out", "approvals", "file_size_bytes", "path"})
+	for _, in := range sessions {
+		r := Row(in)
 		i := func(n int64) string { return strconv.FormatInt(n, 10) }
-		cw.Write([]string{r.SessionID, r.Started.Format(time.RFC3339Nano), r.LastUpdated.Format(time.RFC3339Nano),
-			i(r.DurationMS), r.Status, strconv.FormatBool(r.Live), r.Agent, r.Source, r.Title, r.WorkingDirectory,
+		cw.Write([]string{r.SessionID, r.Source, r.Started.Format(time.RFC3339Nano), r.LastUpdated.Format(time.RFC3339Nano),
+			i(r.DurationMS), r.Status, strconv.FormatBool(r.Live), r.Agent, r.Title, r.WorkingDirectory,
 			i(r.Events), i(r.Turns), i(r.ToolCalls), i(r.Commands), i(r.Succeeded), i(r.Failed), i(r.TimedOut),
-			i(r.Approvals), i(r.SizeBytes)})
+			i(r.Approvals), i(r.SizeBytes), r.Path})
 	}
 	cw.Flush()
 	return cw.Error()

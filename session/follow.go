@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cuff-dev/cuff/transcript"
+	"github.com/cuff-dev/cuff/transcript/foreign/stream"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -43,6 +44,17 @@ type FollowOptions struct {
 	From int64
 	// NoNotify polls instead of using file notifications.
 	NoNotify bool
+	// Decoder, when set, turns lines of a foreign transcript into events
+	// (Claude Code, Codex); by default lines are cuff events.
+	Decoder LineDecoder
+}
+
+// LineDecoder decodes a foreign transcript line by line as it grows. Flush
+// passes on events held back for lines that may continue (an assistant
+// message still streaming); the follower calls it when the file is quiet.
+type LineDecoder interface {
+	Line(line []byte, out stream.Emit) error
+	Flush(out stream.Emit) error
 }
 
 // Follow calls fn with every event in the JSONL file at path from
@@ -54,7 +66,7 @@ type FollowOptions struct {
 func Follow(ctx context.Context, path string, opts FollowOptions, fn func(FollowItem)) error {
 	wake, stop := watch(path, opts.NoNotify)
 	defer stop()
-	f := &follower{path: path, offset: opts.From, fn: fn}
+	f := &follower{path: path, offset: opts.From, fn: fn, decoder: opts.Decoder}
 	defer f.close()
 	for {
 		if err := f.step(); err != nil {
@@ -76,6 +88,8 @@ type follower struct {
 	partial []byte // bytes of an unfinished last line
 	buf     []byte
 	line    int
+	decoder LineDecoder
+	lineEnd int64 // end offset of the line being decoded
 	fn      func(FollowItem)
 	seen    bool // the file existed at some point
 }
@@ -113,7 +127,19 @@ func (f *follower) step() error {
 		f.fn(FollowItem{Err: ErrTruncated})
 		f.offset, f.partial, f.line = 0, nil, 0
 	}
-	return f.drain()
+	if err := f.drain(); err != nil {
+		return err
+	}
+	if f.decoder != nil {
+		return f.decoder.Flush(f.emit)
+	}
+	return nil
+}
+
+// emit passes a decoded foreign event on.
+func (f *follower) emit(ev *transcript.Event) error {
+	f.fn(FollowItem{Event: ev, Offset: f.lineEnd})
+	return nil
 }
 
 // followChunk is how much a follower reads at a time.
@@ -158,6 +184,11 @@ func (f *follower) consume(data []byte) {
 		f.line++
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
+			continue
+		}
+		if f.decoder != nil {
+			f.lineEnd = lineEnd
+			_ = f.decoder.Line(line, f.emit) // emit never fails; bad lines are counted by the decoder
 			continue
 		}
 		ev, err := transcript.Decode(line)

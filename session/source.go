@@ -21,7 +21,9 @@ type Info struct {
 	Turns            int64
 	ToolCalls        int64
 	Commands         int64
-	Failures         int64
+	Failures         int64 // failed or timed out
+	TimedOut         int64
+	Approvals        int64
 	Status           string
 	Live             bool
 	Path             string
@@ -73,7 +75,8 @@ func (s *Store) InfoOf(m *Meta) Info {
 		ID: m.SessionID, Source: NativeSourceName, Title: m.Title, Agent: m.Agent,
 		WorkingDirectory: m.WorkingDirectory, Started: m.CreatedAt, Updated: m.LastUpdated,
 		Duration: m.Duration(), Events: m.EntryCount, Turns: m.Turns, ToolCalls: m.ToolCalls,
-		Commands: m.Commands, Failures: m.Failures(), Status: m.Status, Live: m.Live,
+		Commands: m.Commands, Failures: m.Failures(), TimedOut: m.CommandsTimedOut, Approvals: m.Approvals,
+		Status: m.Status, Live: m.Live,
 		Path: s.EventsPath(m.SessionID), SizeBytes: m.FileSizeBytes,
 	}
 }

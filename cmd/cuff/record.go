@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cuff-dev/cuff/export"
@@ -14,6 +16,7 @@ import (
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 // defaultListLimit is how many sessions `record list` shows unless told.
@@ -33,7 +36,7 @@ func (a *app) recordCommand() *cobra.Command {
 		Short: "List, show, summarise, clean and export recorded sessions",
 	}
 	cmd.AddCommand(a.recordListCommand(), a.recordShowCommand(), a.recordStatsCommand(),
-		a.recordCleanCommand(), a.recordExportCommand())
+		a.recordCleanCommand(), a.recordExportCommand(), a.recordGenerateCommand())
 	return cmd
 }
 
@@ -60,7 +63,7 @@ func (a *app) sessionsSince(since string, limit int) (*session.Store, []*session
 }
 
 func (a *app) recordListCommand() *cobra.Command {
-	var since, format string
+	var since, format, source string
 	var limit int
 	var verbose bool
 	cmd := &cobra.Command{
@@ -68,6 +71,7 @@ func (a *app) recordListCommand() *cobra.Command {
 		Short: "List recorded sessions, newest first",
 		Example: `  cuff record list
   cuff record list --since 7d --limit 50
+  cuff record list --source claude --verbose
   cuff record list --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -77,7 +81,15 @@ func (a *app) recordListCommand() *cobra.Command {
 			if limit < 0 {
 				return &usageError{msg: fmt.Sprintf("--limit %d is negative", limit), hint: "Hint: Use 0 for no limit"}
 			}
-			_, sessions, err := a.sessionsSince(since, limit)
+			var from time.Time
+			if since != "" {
+				t, err := session.ParseSince(since, time.Now())
+				if err != nil {
+					return err
+				}
+				from = t
+			}
+			sessions, err := a.listInfos(cmd.Context(), source, from, limit)
 			if err != nil {
 				return err
 			}
@@ -91,13 +103,14 @@ func (a *app) recordListCommand() *cobra.Command {
 				fmt.Fprint(a.stderr, noRecordingsMessage)
 				return nil
 			}
-			report.SessionTable(a.stdout, report.DefaultStyles(), sessions, verbose)
+			report.SessionTable(a.stdout, report.DefaultStyles(), sessions, verbose, source != session.NativeSourceName)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&since, "since", "", "show sessions since a date (YYYY-MM-DD) or age (7d, 2w, 1m)")
 	cmd.Flags().IntVar(&limit, "limit", defaultListLimit, "maximum sessions to show (0: all)")
 	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json, csv")
+	cmd.Flags().StringVar(&source, "source", session.NativeSourceName, "where sessions come from: cuff (this project), claude, codex, all")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "show agent, turns, failures, size and title")
 	return cmd
 }
@@ -119,16 +132,12 @@ func (a *app) recordShowCommand() *cobra.Command {
 			if output && !entries {
 				return &usageError{msg: "--output needs --entries", hint: "Hint: Use 'cuff record show ID --entries --output'"}
 			}
-			s, err := a.openStore()
+			info, read, err := a.resolveSession(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			m, err := s.Find(args[0])
-			if err != nil {
-				return err
-			}
-			d := &report.Detail{Session: report.Row(m), Stats: &session.CommandStats{Sessions: 1}}
-			_, err = s.ReadEvents(m.SessionID, func(ev *transcript.Event) error {
+			d := &report.Detail{Session: report.Row(info), Stats: &session.CommandStats{Sessions: 1}}
+			err = read(func(ev *transcript.Event) error {
 				if b, ok := ev.Body.(*transcript.BashRun); ok {
 					d.Stats.Add(b)
 					if entries {
@@ -292,13 +301,23 @@ func (a *app) recordExportCommand() *cobra.Command {
 	var format, output, since string
 	cmd := &cobra.Command{
 		Use:   "export SESSION_ID|all",
-		Short: "Export a session (or all) as JSON or JSONL",
+		Short: "Export a session (or all) as JSON, JSONL, CSV, SQLite, HTML or markdown",
 		Example: `  cuff record export 20260118_143052_a7b3c9d2-e4f5 --format json
-  cuff record export all --since 7d --format jsonl --output recordings.jsonl`,
+  cuff record export all --since 7d --format jsonl --output recordings.jsonl
+  cuff record export all --since 30d --format sqlite --output recordings.db
+  cuff record export 143052 --format html --output session.html`,
 		Args: exactArgs(1, "SESSION_ID or all"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format, "json", "jsonl"); err != nil {
+			formats := make([]string, 0, len(export.Formats()))
+			for _, f := range export.Formats() {
+				formats = append(formats, string(f))
+			}
+			if err := checkFormat(format, formats...); err != nil {
 				return err
+			}
+			if export.Format(format) == export.FormatSQLite && (output == "" || output == "-") {
+				return &usageError{msg: "a SQLite export is a database file and cannot go to standard output: give --output FILE",
+					hint: "Hint: Use 'cuff record export all --format sqlite --output recordings.db'"}
 			}
 			s, err := a.openStore()
 			if err != nil {
@@ -323,16 +342,67 @@ func (a *app) recordExportCommand() *cobra.Command {
 				}
 				sessions = []*session.Meta{m}
 			}
-			return a.writeOutput(output, func(w io.Writer) error {
-				res, err := exportRaw(s, sessions, w, export.Format(format))
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			report := func(res export.Result, err error) error {
 				if err == nil && res.Malformed > 0 {
 					fmt.Fprintf(a.stderr, "warning: left out %d malformed lines\n", res.Malformed)
 				}
 				return err
+			}
+			infos := make([]session.Info, len(sessions))
+			for i, m := range sessions {
+				infos[i] = s.InfoOf(m)
+			}
+			// Data goes to stdout byte for byte (not through the colour
+			// filter), except that CSV shown on a terminal is made inert.
+			toStdout := output == "" || output == "-"
+			f, isFile := a.stdout.Forward.(*os.File)
+			toTerminal := toStdout && isFile && term.IsTerminal(int(f.Fd()))
+			write := func(fn func(io.Writer) error) error {
+				if toStdout {
+					return fn(a.stdout.Forward)
+				}
+				return a.writeOutput(output, fn)
+			}
+			var sink export.Sink
+			switch export.Format(format) {
+			case export.FormatJSON, export.FormatJSONL:
+				return write(func(w io.Writer) error {
+					return report(exportRaw(s, sessions, w, export.Format(format)))
+				})
+			case export.FormatSQLite:
+				db, err := export.NewSQLiteWriter(ctx, output)
+				if err != nil {
+					return err
+				}
+				if err := report(export.WriteSessions(ctx, db, infos, export.FileReader(s.EventsPath))); err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stderr, "Wrote %s\n", output)
+				return nil
+			}
+			return write(func(w io.Writer) error {
+				switch export.Format(format) {
+				case export.FormatCSV:
+					c, err := export.NewCSVWriter(w)
+					if err != nil {
+						return err
+					}
+					c.InertText = toTerminal
+					sink = c
+				case export.FormatHTML:
+					if sink, err = export.NewHTMLWriter(w, export.HTMLOptions{Location: time.Local}); err != nil {
+						return err
+					}
+				default:
+					sink = export.NewMarkdownSink(w, export.MarkdownOptions{Location: time.Local})
+				}
+				return report(export.WriteSessions(ctx, sink, infos, export.FileReader(s.EventsPath)))
 			})
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "json", "export format: json (an array), jsonl")
+	cmd.Flags().StringVar(&format, "format", "json", "export format: json (an array), jsonl, csv, sqlite (needs --output), html, markdown")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
 	cmd.Flags().StringVar(&since, "since", "", "with 'all': only sessions since a date or age")
 	return cmd

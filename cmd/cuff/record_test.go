@@ -194,9 +194,9 @@ func TestRecordExport(t *testing.T) {
 	if r.code != 0 || err != nil || !json.Valid(data) || !strings.Contains(r.stderr, "Wrote "+out) {
 		t.Errorf("--output: %+v %v", r, err)
 	}
-	r = cuff(t, dir, "", "record", "export", ids[0], "--format", "csv")
+	r = cuff(t, dir, "", "record", "export", ids[0], "--format", "xml")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "use one of: json, jsonl") {
-		t.Errorf("csv: %+v", r)
+		t.Errorf("xml: %+v", r)
 	}
 }
 

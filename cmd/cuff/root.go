@@ -35,6 +35,7 @@ type app struct {
 
 	dir     string
 	noColor bool
+	cwd     string // where to look for the store; "" means the working directory
 
 	store *session.Store
 	cfg   *settings.Settings
@@ -61,9 +62,13 @@ func (a *app) openStore() (*session.Store, error) {
 	if explicit == "" {
 		explicit = a.getenv("CUFF_DIR")
 	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return nil, fmt.Errorf("working directory: %w", err)
+	cwd := a.cwd
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("working directory: %w", err)
+		}
+		cwd = wd
 	}
 	dir, err := session.Locate(explicit, cwd)
 	if err != nil {
@@ -176,7 +181,7 @@ tool calls, sub-agent delegations and bash runs, as JSONL sessions under .cuff/.
 		a.scriptsCommand(), a.initCommand(), a.metricsCommand(), a.healthCommand())
 	root.AddCommand(a.tuiCommands()...)
 	root.AddCommand(a.approvalCommands()...)
-	root.AddCommand(a.importCommand())
+	root.AddCommand(a.importCommand(), a.hookCommand())
 	return root
 }
 

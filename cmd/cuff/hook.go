@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/cuff-dev/cuff/recorder/approval"
+	"github.com/cuff-dev/cuff/recorder/claudehook"
+	"github.com/cuff-dev/cuff/recorder/gate"
+	"github.com/cuff-dev/cuff/session"
+	"github.com/spf13/cobra"
+)
+
+// maxHookInput bounds what `cuff hook claude` reads from stdin.
+const maxHookInput = 64 << 20
+
+// hookGrace is how much longer than the approval timeout Claude Code lets
+// the gate hook run, so it never gives up while a person decides.
+const hookGrace = 60 * time.Second
+
+func (a *app) hookCommand() *cobra.Command {
+	hook := &cobra.Command{
+		Use:   "hook",
+		Short: "Agent hooks: record and gate what Claude Code does",
+	}
+	hook.AddCommand(&cobra.Command{
+		Use:   "claude",
+		Short: "Claude Code hook entry point: reads any hook event on stdin",
+		Long: `Claude Code runs this for each hook event (install it with 'cuff hook install claude').
+It records prompts, assistant text, tool calls, Bash runs and delegations, and answers
+PreToolUse for Bash with cuff's gate: allow, deny, or ask a person in cuff's TUI.
+It never breaks the agent: on any internal error it exits 0 without a decision.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			a.runClaudeHook(cmd.Context())
+			return nil
+		},
+	})
+	var user, project bool
+	install := &cobra.Command{
+		Use:   "install claude",
+		Short: "Add cuff's hooks to Claude Code's settings.json, keeping what is there",
+		Example: `  cuff hook install claude            # this project's .claude/settings.json
+  cuff hook install claude --user     # ~/.claude/settings.json, for every project`,
+		Args: exactArgs(1, "the agent (claude)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] != "claude" {
+				return &usageError{msg: fmt.Sprintf("cuff has hooks for claude only, not %q", args[0]),
+					hint: "Hint: For other agents use 'cuff mcp' (see the README)"}
+			}
+			if user && project {
+				return &usageError{msg: "--user and --project exclude each other", hint: "Hint: Give one of them"}
+			}
+			return a.installClaudeHooks(user)
+		},
+	}
+	install.Flags().BoolVar(&user, "user", false, "install for every project (~/.claude/settings.json)")
+	install.Flags().BoolVar(&project, "project", false, "install for this project (.claude/settings.json; the default)")
+	hook.AddCommand(install)
+	return hook
+}
+
+// runClaudeHook handles one hook event. Whatever goes wrong is logged and
+// swallowed: an error must never block or break the agent.
+func (a *app) runClaudeHook(ctx context.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.logger().Error("hook panic", "panic", fmt.Sprint(r))
+		}
+	}()
+	data, err := io.ReadAll(io.LimitReader(a.stdin, maxHookInput))
+	if err != nil {
+		a.logger().Error("hook: read stdin", "error", err)
+		return
+	}
+	in, err := claudehook.Parse(data)
+	if err != nil {
+		a.logger().Error("hook: bad input", "error", err)
+		return
+	}
+	if a.dir == "" && a.getenv("CUFF_DIR") == "" {
+		if d := a.getenv("CLAUDE_PROJECT_DIR"); d != "" {
+			a.cwd = d
+		} else if in.Cwd != "" {
+			a.cwd = in.Cwd
+		}
+	}
+	h, timeout, err := a.claudeHandler(in)
+	if err != nil {
+		a.logger().Error("hook: set-up", "error", err, "event", in.HookEventName)
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out, err := h.Handle(ctx, in)
+	if err != nil {
+		a.logger().Error("hook: handle", "error", err, "event", in.HookEventName, "session_id", in.SessionID)
+	}
+	if b := out.Marshal(); b != nil {
+		_, _ = a.stdout.Forward.Write(b)
+	}
+}
+
+// claudeHandler builds the hook handler from the project's settings and
+// policy, and how long one call may take.
+func (a *app) claudeHandler(in *claudehook.Input) (*claudehook.Handler, time.Duration, error) {
+	s, err := a.openStore()
+	if err != nil {
+		return nil, 0, err
+	}
+	cfg := a.settings()
+	root := filepath.Dir(s.Dir)
+	policy, err := gate.LoadPolicy(filepath.Join(s.Dir, "policy.yml"))
+	if err != nil {
+		return nil, 0, err
+	}
+	mode, err := gate.ParseMode(string(cfg.Gate.Mode))
+	if err != nil {
+		return nil, 0, err
+	}
+	g, err := gate.New(gate.Options{Mode: mode, Policy: policy, CopCommand: cfg.Gate.Cop.Command,
+		CopTimeout: cfg.Gate.Cop.Timeout, Hooks: cfg.Gate.Hooks, Workspace: root, Dir: in.Cwd, Home: a.getenv("HOME")})
+	if err != nil {
+		return nil, 0, err
+	}
+	state := a.stateDir()
+	if state == "" {
+		return nil, 0, errors.New("no state directory: set HOME or CUFF_STATE_DIR")
+	}
+	b := approval.New(state)
+	b.Timeout = cfg.Approvals.Timeout
+	b.OpenStore = func(ref approval.SessionRef) (*session.Store, error) {
+		st := session.Open(ref.Dir)
+		if ref.Recordings != "" {
+			st.Recordings = ref.Recordings
+		}
+		st.Redact = s.Redact
+		return st, nil
+	}
+	h := claudehook.New(claudehook.Options{Store: s, Gate: g, Broker: b, StateDir: state,
+		NoWatcher: string(cfg.Approvals.NoWatcher), CuffVersion: Version})
+	return h, cfg.Approvals.Timeout + hookGrace/2, nil
+}
+
+// hookCommandPath is how settings.json should run cuff: "cuff" when the
+// cuff on PATH is this binary, else this binary's absolute path.
+func hookCommandPath() string {
+	self, err := os.Executable()
+	if err != nil {
+		return "cuff"
+	}
+	self, _ = filepath.EvalSymlinks(self)
+	if onPath, err := exec.LookPath("cuff"); err == nil {
+		if resolved, err := filepath.EvalSymlinks(onPath); err == nil && resolved == self {
+			return "cuff"
+		}
+	}
+	return self
+}
+
+func (a *app) installClaudeHooks(user bool) error {
+	var path string
+	if user {
+		dir := a.getenv("CLAUDE_CONFIG_DIR")
+		if dir == "" {
+			home := a.getenv("HOME")
+			if home == "" {
+				return errors.New("cannot find your home directory: set HOME or CLAUDE_CONFIG_DIR")
+			}
+			dir = filepath.Join(home, ".claude")
+		}
+		path = filepath.Join(dir, "settings.json")
+	} else {
+		s, err := a.openStore()
+		if err != nil {
+			return err
+		}
+		path = filepath.Join(filepath.Dir(s.Dir), ".claude", "settings.json")
+	}
+	timeout := a.settings().Approvals.Timeout + hookGrace
+	res, err := claudehook.Install(claudehook.InstallOptions{SettingsPath: path, Command: hookCommandPath(),
+		GateTimeout: timeout, Now: time.Now()})
+	if err != nil {
+		return err
+	}
+	if !res.Changed() {
+		fmt.Fprintf(a.stdout, "cuff's hooks are already in %s; nothing changed.\n", path)
+		return nil
+	}
+	if len(res.Added) > 0 {
+		fmt.Fprintf(a.stdout, "Added cuff's hook to %d events in %s: %v\n", len(res.Added), path, res.Added)
+	}
+	if len(res.Updated) > 0 {
+		fmt.Fprintf(a.stdout, "Updated cuff's hook for %v in %s\n", res.Updated, path)
+	}
+	if res.Backup != "" {
+		fmt.Fprintf(a.stdout, "The previous file is kept as %s\n", res.Backup)
+	}
+	fmt.Fprintf(a.stdout, "The Bash gate waits up to %s for your answer in 'cuff' (approvals.timeout + 60 s).\n"+
+		"Restart Claude Code (or run /hooks) to load them, and keep 'cuff' open in a split pane to approve commands.\n",
+		timeout)
+	return nil
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/transcript"
+)
+
+// fillBudget bounds how long `record list` spends counting foreign
+// sessions it has not counted before; the rest show "?" until a later run.
+const fillBudget = 3 * time.Second
+
+// foreignSources are the agents' own transcript folders that the settings
+// switch on: Claude Code ($CLAUDE_CONFIG_DIR, else ~/.claude) and Codex
+// ($CODEX_HOME, else ~/.codex). Their listing caches live in the user state
+// directory.
+func (a *app) foreignSources() []*session.FolderSource {
+	cfg := a.settings()
+	home := a.getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	cache := func(name string) string {
+		if d := a.stateDir(); d != "" {
+			return filepath.Join(d, "sources", name+".json")
+		}
+		return ""
+	}
+	var out []*session.FolderSource
+	if cfg.Sources.Claude {
+		dir := a.getenv("CLAUDE_CONFIG_DIR")
+		if dir == "" && home != "" {
+			dir = filepath.Join(home, ".claude")
+		}
+		if dir != "" {
+			out = append(out, session.ClaudeSource(dir, cache(session.ClaudeSourceName)))
+		}
+	}
+	if cfg.Sources.Codex {
+		dir := a.getenv("CODEX_HOME")
+		if dir == "" && home != "" {
+			dir = filepath.Join(home, ".codex")
+		}
+		if dir != "" {
+			out = append(out, session.CodexSource(dir, cache(session.CodexSourceName)))
+		}
+	}
+	return out
+}
+
+// sources are every place sessions come from: the project's store first,
+// then the foreign folders the settings switch on.
+func (a *app) sources(s *session.Store) []session.Source {
+	out := []session.Source{s.Source()}
+	for _, f := range a.foreignSources() {
+		out = append(out, f)
+	}
+	return out
+}
+
+// sourceNames are the values --source takes.
+var sourceNames = []string{session.NativeSourceName, session.ClaudeSourceName, session.CodexSourceName, "all"}
+
+// listInfos lists the sessions of one source (or all), newest first,
+// started since the given time, at most limit (0: all). Foreign sessions
+// get exact counts within fillBudget.
+func (a *app) listInfos(ctx context.Context, source string, since time.Time, limit int) ([]session.Info, error) {
+	known := false
+	for _, n := range sourceNames {
+		known = known || n == source
+	}
+	if !known {
+		return nil, &usageError{msg: fmt.Sprintf("unknown source %q", source),
+			hint: "Hint: --source takes one of " + strings.Join(sourceNames, ", ")}
+	}
+	s, err := a.openStore()
+	if err != nil {
+		return nil, err
+	}
+	foreign := a.foreignSources()
+	if source != "all" && source != session.NativeSourceName && !hasSource(foreign, source) {
+		return nil, &usageError{msg: fmt.Sprintf("the %s source is switched off", source),
+			hint: fmt.Sprintf("Hint: set sources.%s: true in .cuff/settings.yml", source)}
+	}
+	var out []session.Info
+	if source == session.NativeSourceName || source == "all" {
+		all, err := s.Sessions()
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range all {
+			out = append(out, s.InfoOf(m))
+		}
+	}
+	for _, f := range foreign {
+		if source != f.Name() && source != "all" {
+			continue
+		}
+		infos, err := f.List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		infos = filterInfos(infos, since, limit)
+		fctx, cancel := context.WithTimeout(ctx, fillBudget)
+		_ = f.Fill(fctx, infos) // what is not counted in time shows as unknown
+		cancel()
+		out = append(out, infos...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Started.After(out[j].Started) })
+	return filterInfos(out, since, limit), nil
+}
+
+func filterInfos(infos []session.Info, since time.Time, limit int) []session.Info {
+	var out []session.Info
+	for _, in := range infos {
+		if !since.IsZero() && in.Started.Before(since) {
+			continue
+		}
+		out = append(out, in)
+		if limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	return out
+}
+
+func hasSource(sources []*session.FolderSource, name string) bool {
+	for _, f := range sources {
+		if f.Name() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveSession finds a session by id in any source: a (partial) native id,
+// or claude:<uuid> / codex:<uuid>. It returns what a listing shows of it and
+// a function that streams its events.
+func (a *app) resolveSession(ctx context.Context, id string) (session.Info, func(func(*transcript.Event) error) error, error) {
+	s, err := a.openStore()
+	if err != nil {
+		return session.Info{}, nil, err
+	}
+	prefix, _, foreignID := strings.Cut(id, ":")
+	if !foreignID {
+		m, err := s.Find(id)
+		if err != nil {
+			return session.Info{}, nil, err
+		}
+		return s.InfoOf(m), func(fn func(*transcript.Event) error) error {
+			_, err := s.ReadEvents(m.SessionID, fn)
+			return err
+		}, nil
+	}
+	for _, f := range a.foreignSources() {
+		if f.Name() != prefix {
+			continue
+		}
+		infos, err := f.List(ctx)
+		if err != nil {
+			return session.Info{}, nil, err
+		}
+		for i := range infos {
+			if infos[i].ID != id {
+				continue
+			}
+			_ = f.Fill(ctx, infos[i:i+1])
+			return infos[i], func(fn func(*transcript.Event) error) error { return f.Read(ctx, id, fn) }, nil
+		}
+	}
+	return session.Info{}, nil, &session.NotFoundError{ID: id}
+}

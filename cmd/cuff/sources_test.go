@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// withAgentFolders runs cuff with Claude Code's and Codex's folders set to
+// copies of the decoders' synthetic fixtures.
+func withAgentFolders(t *testing.T) (string, func(args ...string) result) {
+	t.Helper()
+	dir := gitProject(t)
+	home := t.TempDir()
+	claudeDir := filepath.Join(home, "claude")
+	codexDir := filepath.Join(home, "codex")
+	put := func(from, to string) {
+		data, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Dir(to), 0o755)
+		os.WriteFile(to, data, 0o644)
+	}
+	put("../../transcript/claude/testdata/streamed.jsonl", filepath.Join(claudeDir, "projects", "-home-dev-shop", "11111111-2222-4333-8444-555555555555.jsonl"))
+	put("../../transcript/codex/testdata/rollout-2026-01-05T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl",
+		filepath.Join(codexDir, "sessions", "2026", "01", "05", "rollout-2026-01-05T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl"))
+	return dir, func(args ...string) result {
+		cmd := exec.Command(cuffBin, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "HOME="+home, "CLAUDE_CONFIG_DIR="+claudeDir, "CODEX_HOME="+codexDir,
+			"CUFF_STATE_DIR="+filepath.Join(home, "state"), "NO_COLOR=1", "TZ=UTC")
+		var out, errOut strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return result{out.String(), errOut.String(), code}
+	}
+}
+
+func TestRecordListForeignSources(t *testing.T) {
+	dir, run := withAgentFolders(t)
+	r := run("record", "list", "--source", "all", "--format", "json")
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+		t.Fatalf("%v: %+v", err, r)
+	}
+	if len(rows) != 2 {
+		t.Fatalf("rows %v", rows)
+	}
+	bySource := map[any]map[string]any{}
+	for _, row := range rows {
+		bySource[row["source"]] = row
+	}
+	c := bySource["claude"]
+	if c == nil || c["session_id"] != "claude:11111111-2222-4333-8444-555555555555" || c["title"] != "the tests fail on CI, can you look?" ||
+		c["working_directory"] != "/home/dev/shop" || c["commands"].(float64) < 1 {
+		t.Errorf("claude row %v", c)
+	}
+	if x := bySource["codex"]; x == nil || !strings.HasPrefix(x["session_id"].(string), "codex:") {
+		t.Errorf("codex row %v", x)
+	}
+	r = run("record", "list", "--source", "claude")
+	if !strings.Contains(r.stdout, "claude  claude:11111111") {
+		t.Errorf("table:\n%s", r.stdout)
+	}
+	r = run("record", "show", "claude:11111111-2222-4333-8444-555555555555", "--entries")
+	if r.code != 0 || !strings.Contains(r.stdout, "Title: the tests fail on CI") || !strings.Contains(r.stdout, "Entries:") {
+		t.Errorf("show foreign:\n%+v", r)
+	}
+	r = run("record", "show", "claude:00000000-0000-4000-8000-000000000000")
+	if r.code == 0 || !strings.Contains(r.stderr, "not found") {
+		t.Errorf("missing foreign: %+v", r)
+	}
+	os.MkdirAll(filepath.Join(dir, ".cuff"), 0o700)
+	os.WriteFile(filepath.Join(dir, ".cuff", "settings.yml"), []byte("sources:\n  claude: false\n"), 0o600)
+	r = run("record", "list", "--source", "claude")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "switched off") {
+		t.Errorf("switched off: %+v", r)
+	}
+	r = run("record", "list", "--source", "cursor")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "unknown source") {
+		t.Errorf("bad source: %+v", r)
+	}
+}

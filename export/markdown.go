@@ -1,0 +1,700 @@
+package export
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cuff-dev/cuff/transcript"
+)
+
+// FormatMarkdown is the readable export: what Ctrl+E in the TUI writes.
+const FormatMarkdown Format = "markdown"
+
+// MarkdownOptions tunes the markdown export.
+type MarkdownOptions struct {
+	// Location is the time zone of the timestamps; nil means UTC.
+	Location *time.Location
+	// DetailsLines is how many lines an output may have before it is folded
+	// into a <details> block; 0 means DefaultDetailsLines.
+	DetailsLines int
+	// DetailsBytes is the same limit in bytes; 0 means DefaultDetailsBytes.
+	DetailsBytes int
+}
+
+// Defaults of MarkdownOptions.
+const (
+	DefaultDetailsLines = 20
+	DefaultDetailsBytes = 2000
+)
+
+// Markdown writes one session as a markdown document: a metadata header,
+// then every event in order — chat turns with their time and role, tool
+// calls with their parameters and results, bash runs with the command in a
+// ```bash block, exit status, duration, working directory and outputs,
+// approval requests with their decision, sub-agent delegations as quoted
+// blocks holding their own turns — with ✅/❌ for success and failure.
+// Outputs sit in fences longer than any run of backticks they contain, long
+// ones folded into <details>. Every string from the recording is made inert
+// (see transcript.Inert), so the document is safe to print to a terminal.
+// events are ordered by seq; the two halves of a call are shown together.
+func Markdown(w io.Writer, events []*transcript.Event, opts MarkdownOptions) error {
+	if opts.Location == nil {
+		opts.Location = time.UTC
+	}
+	if opts.DetailsLines <= 0 {
+		opts.DetailsLines = DefaultDetailsLines
+	}
+	if opts.DetailsBytes <= 0 {
+		opts.DetailsBytes = DefaultDetailsBytes
+	}
+	bw := bufio.NewWriterSize(w, writeBufferSize)
+	m := &mdWriter{w: bw, opts: opts}
+	tree := buildTree(events)
+	m.header(events, tree)
+	for _, n := range tree.roots {
+		m.node(n, "")
+	}
+	if tree.end != nil {
+		m.sessionEnd(tree.end, "")
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write markdown export: %w", err)
+	}
+	return nil
+}
+
+// mdNode is one entry of the export: an event, the second half of its call
+// when there is one, and for a delegation the events inside it.
+type mdNode struct {
+	ev       *transcript.Event
+	second   *transcript.Event
+	children []*mdNode
+}
+
+type mdTree struct {
+	roots []*mdNode
+	start *transcript.Event
+	end   *transcript.Event
+}
+
+// buildTree pairs the halves of calls by kind and call_id and nests events
+// under the delegation named by their parent_call_id.
+func buildTree(events []*transcript.Event) *mdTree {
+	sorted := make([]*transcript.Event, len(events))
+	copy(sorted, events)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Seq < sorted[j].Seq })
+	t := &mdTree{}
+	open := map[string]*mdNode{}
+	delegations := map[string]*mdNode{}
+	for _, ev := range sorted {
+		switch b := ev.Body.(type) {
+		case *transcript.SessionStart:
+			if t.start == nil {
+				t.start = ev
+				continue
+			}
+		case *transcript.SessionEnd:
+			t.end = ev
+			continue
+		case *transcript.ToolResult, *transcript.BashRun, *transcript.ApprovalDecision:
+			if n := open[pairKey(ev)]; n != nil && ev.CallID != "" {
+				n.second = ev
+				delete(open, pairKey(ev))
+				continue
+			}
+		case *transcript.Delegation:
+			if b.Phase == transcript.PhaseEnd {
+				if n := delegations[ev.CallID]; n != nil && ev.CallID != "" && n.second == nil {
+					n.second = ev
+					continue
+				}
+			}
+		}
+		n := &mdNode{ev: ev}
+		switch b := ev.Body.(type) {
+		case *transcript.ToolCall, *transcript.BashStart, *transcript.ApprovalRequest:
+			if ev.CallID != "" {
+				open[pairKey(ev)] = n
+			}
+		case *transcript.Delegation:
+			if b.Phase != transcript.PhaseEnd && ev.CallID != "" {
+				delegations[ev.CallID] = n
+			}
+		}
+		if p := delegations[ev.ParentCallID]; p != nil && ev.ParentCallID != "" && p != n {
+			p.children = append(p.children, n)
+		} else {
+			t.roots = append(t.roots, n)
+		}
+	}
+	return t
+}
+
+// pairKey names the call an event belongs to, per kind of pair: a bash run
+// and an approval request may share one call_id.
+func pairKey(ev *transcript.Event) string {
+	switch ev.Type {
+	case transcript.TypeToolCall, transcript.TypeToolResult:
+		return "tool:" + ev.CallID
+	case transcript.TypeBashStart, transcript.TypeBashRun:
+		return "bash:" + ev.CallID
+	case transcript.TypeApprovalRequest, transcript.TypeApprovalDecision:
+		return "approval:" + ev.CallID
+	}
+	return string(ev.Type) + ":" + ev.CallID
+}
+
+type mdWriter struct {
+	w    *bufio.Writer
+	opts MarkdownOptions
+	day  string // the date of the last timestamp written
+}
+
+// line writes one line of the document under the quote prefix of its
+// nesting level.
+func (m *mdWriter) line(prefix, s string) {
+	if s == "" {
+		m.w.WriteString(strings.TrimRight(prefix, " "))
+	} else {
+		m.w.WriteString(prefix)
+		m.w.WriteString(s)
+	}
+	m.w.WriteByte('\n')
+}
+
+// block writes text, line by line, under prefix, followed by a blank line.
+func (m *mdWriter) block(prefix, text string) {
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		m.line(prefix, l)
+	}
+	m.line(prefix, "")
+}
+
+// clock formats when something happened: the time, and the date too when
+// it differs from the last one written.
+func (m *mdWriter) clock(ts time.Time) string {
+	if ts.IsZero() {
+		return ""
+	}
+	t := ts.In(m.opts.Location)
+	day := t.Format("2006-01-02")
+	if day != m.day {
+		m.day = day
+		return t.Format("2006-01-02 15:04:05")
+	}
+	return t.Format("15:04:05")
+}
+
+func (m *mdWriter) node(n *mdNode, prefix string) {
+	switch b := n.ev.Body.(type) {
+	case *transcript.ChatTurn:
+		m.chatTurn(n.ev, b, prefix)
+	case *transcript.ToolCall:
+		m.toolCall(n, b, prefix)
+	case *transcript.ToolResult:
+		m.toolCall(&mdNode{ev: n.ev, second: n.ev}, &transcript.ToolCall{Tool: b.Tool}, prefix)
+	case *transcript.BashStart:
+		m.bash(n, prefix)
+	case *transcript.BashRun:
+		m.bash(&mdNode{ev: n.ev, second: n.ev}, prefix)
+	case *transcript.Delegation:
+		m.delegation(n, b, prefix)
+	case *transcript.ApprovalRequest:
+		m.approval(n, b, prefix)
+	case *transcript.ApprovalDecision:
+		m.line(prefix, fmt.Sprintf("### 🛡️ Approval %s · %s", inlineCode(b.RequestID), m.clock(n.ev.TS)))
+		m.line(prefix, "")
+		m.decision(n.ev, b, prefix)
+	case *transcript.SessionStart:
+		m.line(prefix, fmt.Sprintf("*Session restarted · %s*", m.clock(n.ev.TS)))
+		m.line(prefix, "")
+	default:
+		m.unknown(n.ev, prefix)
+	}
+}
+
+var roleHeadings = map[string]string{
+	transcript.RoleUser:      "👤 User",
+	transcript.RoleAssistant: "🤖 Assistant",
+	transcript.RoleSystem:    "⚙️ System",
+	transcript.RoleDeveloper: "🛠️ Developer",
+}
+
+func (m *mdWriter) chatTurn(ev *transcript.Event, b *transcript.ChatTurn, prefix string) {
+	role := roleHeadings[b.Role]
+	if role == "" {
+		role = "💬 " + plain(b.Role)
+	}
+	parts := []string{role, m.clock(ev.TS)}
+	if b.Model != "" {
+		parts = append(parts, plain(b.Model))
+	}
+	if ev.AgentID != "" && ev.AgentID != transcript.MainAgent {
+		parts = append(parts, "agent "+inlineCode(ev.AgentID))
+	}
+	heading := strings.Join(nonEmpty(parts), " · ")
+	text := closeFences(transcript.Inert(b.Text))
+	if b.Thinking {
+		m.line(prefix, "<details><summary>💭 Thinking · "+htmlText(m.clock(ev.TS))+"</summary>")
+		m.line(prefix, "")
+		m.block(prefix, text)
+		m.line(prefix, "</details>")
+		m.line(prefix, "")
+		return
+	}
+	m.line(prefix, "## "+heading)
+	m.line(prefix, "")
+	if strings.TrimSpace(text) == "" {
+		m.line(prefix, "*(empty)*")
+		m.line(prefix, "")
+		return
+	}
+	m.block(prefix, text)
+}
+
+func (m *mdWriter) toolCall(n *mdNode, b *transcript.ToolCall, prefix string) {
+	var res *transcript.ToolResult
+	if n.second != nil {
+		res, _ = n.second.Body.(*transcript.ToolResult)
+	}
+	mark := "⏳"
+	if res != nil {
+		mark = okMark(!res.IsError)
+	}
+	parts := []string{fmt.Sprintf("### %s Tool: %s", mark, inlineCode(b.Tool)), m.clock(n.ev.TS)}
+	if res != nil && res.DurationMS > 0 {
+		parts = append(parts, FormatDuration(res.DurationMS))
+	}
+	m.line(prefix, strings.Join(nonEmpty(parts), " · "))
+	m.line(prefix, "")
+	if len(b.Input) > 0 && string(b.Input) != "null" {
+		if path, diff, ok := EditDiff(b.Tool, b.Input); ok {
+			if path != "" {
+				m.line(prefix, "**File:** "+inlineCode(path))
+				m.line(prefix, "")
+			}
+			m.fenced(prefix, "diff", "Changes", diff)
+		} else {
+			m.line(prefix, "**Parameters:**")
+			m.line(prefix, "")
+			m.fenced(prefix, "json", "Parameters", prettyJSON(b.Input))
+		}
+	}
+	switch {
+	case res == nil:
+		m.line(prefix, "*No result recorded.*")
+		m.line(prefix, "")
+	default:
+		label := "Result"
+		if res.IsError {
+			label = "Error"
+		}
+		m.output(prefix, label, res.Output)
+		if res.OutputTruncated {
+			m.line(prefix, "> ⚠️ The output was truncated when it was recorded.")
+			m.line(prefix, "")
+		}
+	}
+}
+
+func (m *mdWriter) bash(n *mdNode, prefix string) {
+	var start *transcript.BashStart
+	if s, ok := n.ev.Body.(*transcript.BashStart); ok {
+		start = s
+	}
+	var run *transcript.BashRun
+	if n.second != nil {
+		run, _ = n.second.Body.(*transcript.BashRun)
+	}
+	command, cwd := "", ""
+	switch {
+	case run != nil:
+		command, cwd = run.Command, run.WorkingDirectory
+	case start != nil:
+		command, cwd = start.Command, start.WorkingDirectory
+	}
+	if cwd == "" && start != nil {
+		cwd = start.WorkingDirectory
+	}
+	mark, status := "⏳", "still running (no result recorded)"
+	if run != nil {
+		mark, status = okMark(!run.Failed()), BashStatus(run)
+	}
+	parts := []string{fmt.Sprintf("### %s Bash: %s", mark, inlineCode(oneLine(command, headingCommandLength))), m.clock(n.ev.TS)}
+	m.line(prefix, strings.Join(nonEmpty(parts), " · "))
+	m.line(prefix, "")
+	m.fenced(prefix, "bash", "", command)
+	var facts []string
+	if run != nil && run.Description != "" {
+		facts = append(facts, "**Description:** "+plain(run.Description))
+	}
+	if cwd != "" {
+		facts = append(facts, "**Working directory:** "+inlineCode(cwd))
+	}
+	facts = append(facts, fmt.Sprintf("**Exit:** %s %s", mark, status))
+	if run != nil {
+		facts = append(facts, "**Duration:** "+FormatDuration(run.DurationMS))
+		if run.Error != nil {
+			facts = append(facts, fmt.Sprintf("**Error:** %s %s", inlineCode(run.Error.Code), plain(run.Error.Message)))
+		}
+		if u := run.Usage; u != nil {
+			facts = append(facts, fmt.Sprintf("**Resources:** max RSS %d KB, user %d ms, sys %d ms", u.MaxRSSKB, u.UserMS, u.SysMS))
+		}
+	}
+	for _, f := range facts {
+		m.line(prefix, "- "+f)
+	}
+	m.line(prefix, "")
+	if run == nil {
+		return
+	}
+	if run.Stdout != "" {
+		m.output(prefix, "stdout", run.Stdout)
+	}
+	if run.Stderr != "" {
+		m.output(prefix, "stderr", run.Stderr)
+	}
+	if run.Stdout == "" && run.Stderr == "" {
+		m.line(prefix, "*No output.*")
+		m.line(prefix, "")
+	}
+	if run.OutputTruncated {
+		note := "> ⚠️ Output truncated when it was recorded"
+		if run.OutputTruncatedBytes != nil {
+			note += fmt.Sprintf(": %s bytes were not kept", groupDigits(*run.OutputTruncatedBytes))
+		}
+		m.line(prefix, note+".")
+		m.line(prefix, "")
+	}
+	if len(run.Environment) > 0 {
+		keys := make([]string, 0, len(run.Environment))
+		for k := range run.Environment {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var env strings.Builder
+		for _, k := range keys {
+			fmt.Fprintf(&env, "%s=%s\n", k, run.Environment[k])
+		}
+		m.fenced(prefix, "", "Environment", env.String())
+	}
+}
+
+func (m *mdWriter) delegation(n *mdNode, b *transcript.Delegation, prefix string) {
+	var end *transcript.Delegation
+	if n.second != nil {
+		end, _ = n.second.Body.(*transcript.Delegation)
+	}
+	if b.Phase == transcript.PhaseEnd { // an end whose start is not in the session
+		end = b
+	}
+	mark := "⏳"
+	if end != nil && end.Success != nil {
+		mark = okMark(*end.Success)
+	} else if end != nil {
+		mark = "🏁"
+	}
+	agent := b.AgentType
+	if agent == "" && end != nil {
+		agent = end.AgentType
+	}
+	if agent == "" {
+		agent = "sub-agent"
+	}
+	parts := []string{fmt.Sprintf("### %s Delegation to %s", mark, inlineCode(agent)), m.clock(n.ev.TS)}
+	if b.SubAgentID != "" {
+		parts = append(parts, "agent "+inlineCode(b.SubAgentID))
+	}
+	m.line(prefix, strings.Join(nonEmpty(parts), " · "))
+	m.line(prefix, "")
+	if b.Task != "" {
+		m.line(prefix, "**Task:**")
+		m.line(prefix, "")
+		m.block(prefix, closeFences(transcript.Inert(b.Task)))
+	}
+	inner := prefix + "> "
+	for _, c := range n.children {
+		m.node(c, inner)
+	}
+	if len(n.children) > 0 {
+		m.line(prefix, "")
+	}
+	switch {
+	case end == nil:
+		m.line(prefix, "*The delegation had not finished when the session was exported.*")
+		m.line(prefix, "")
+	case end.Result != "":
+		when := ""
+		if n.second != nil {
+			when = " · " + m.clock(n.second.TS)
+		}
+		m.line(prefix, fmt.Sprintf("**Result** %s%s:", mark, when))
+		m.line(prefix, "")
+		m.block(prefix, closeFences(transcript.Inert(end.Result)))
+	default:
+		m.line(prefix, fmt.Sprintf("**Finished** %s", mark))
+		m.line(prefix, "")
+	}
+}
+
+func (m *mdWriter) approval(n *mdNode, b *transcript.ApprovalRequest, prefix string) {
+	m.line(prefix, strings.Join(nonEmpty([]string{"### 🛡️ Approval requested", m.clock(n.ev.TS)}), " · "))
+	m.line(prefix, "")
+	if b.Command != "" {
+		m.fenced(prefix, "bash", "", b.Command)
+	}
+	var facts []string
+	if b.Tool != "" {
+		facts = append(facts, "**Tool:** "+inlineCode(b.Tool))
+	}
+	if v := b.Verdict; v != nil {
+		verdict := plain(v.Decision)
+		if v.Tier != "" {
+			verdict += " (" + plain(v.Tier) + ")"
+		}
+		if v.Rule != "" {
+			verdict += ", rule " + inlineCode(v.Rule)
+		}
+		facts = append(facts, "**Verdict:** "+verdict)
+		for _, r := range v.Reasons {
+			facts = append(facts, "**Reason:** "+plain(r))
+		}
+	}
+	if len(b.Taint) > 0 {
+		facts = append(facts, "**Taint:** "+plain(strings.Join(b.Taint, ", ")))
+	}
+	if b.RequestID != "" {
+		facts = append(facts, "**Request:** "+inlineCode(b.RequestID))
+	}
+	for _, f := range facts {
+		m.line(prefix, "- "+f)
+	}
+	if len(facts) > 0 {
+		m.line(prefix, "")
+	}
+	if b.Diff != "" {
+		m.fenced(prefix, "diff", "Changes", b.Diff)
+	}
+	if n.second == nil {
+		m.line(prefix, "**Decision:** ⏳ none recorded")
+		m.line(prefix, "")
+		return
+	}
+	if d, ok := n.second.Body.(*transcript.ApprovalDecision); ok {
+		m.decision(n.second, d, prefix)
+	}
+}
+
+func (m *mdWriter) decision(ev *transcript.Event, d *transcript.ApprovalDecision, prefix string) {
+	var s string
+	switch d.Decision {
+	case transcript.DecisionApprove:
+		s = "✅ approved"
+	case transcript.DecisionDeny:
+		s = "❌ denied"
+	case transcript.DecisionTimeout:
+		s = "⏱️ timed out (denied)"
+	case transcript.DecisionDefer:
+		s = "↪️ deferred"
+	default:
+		s = plain(d.Decision)
+	}
+	if d.Scope != "" {
+		s += " (" + plain(d.Scope) + ")"
+	}
+	if d.By != "" {
+		s += " by " + plain(d.By)
+	}
+	if c := m.clock(ev.TS); c != "" {
+		s += " · " + c
+	}
+	m.line(prefix, "**Decision:** "+s)
+	if d.Reason != "" {
+		m.line(prefix, "")
+		m.line(prefix, "**Reason:** "+plain(d.Reason))
+	}
+	if d.RuleAdded != "" {
+		m.line(prefix, "")
+		m.line(prefix, "**Rule added:** "+inlineCode(d.RuleAdded))
+	}
+	m.line(prefix, "")
+}
+
+func (m *mdWriter) unknown(ev *transcript.Event, prefix string) {
+	m.line(prefix, strings.Join(nonEmpty([]string{"### ❔ Event " + inlineCode(string(ev.Type)), m.clock(ev.TS)}), " · "))
+	m.line(prefix, "")
+	raw := ev.Raw
+	if len(raw) == 0 {
+		raw, _ = json.Marshal(ev)
+	}
+	m.fenced(prefix, "json", "Event", prettyJSON(raw))
+}
+
+func (m *mdWriter) sessionEnd(ev *transcript.Event, prefix string) {
+	b, _ := ev.Body.(*transcript.SessionEnd)
+	status := ""
+	if b != nil {
+		status = plain(b.Status)
+	}
+	m.line(prefix, "---")
+	m.line(prefix, "")
+	m.line(prefix, "*"+strings.Join(nonEmpty([]string{"Session ended", status, m.clock(ev.TS)}), " · ")+"*")
+}
+
+// output writes a labelled output: the label in bold above a short one, or
+// as the summary of the <details> block that folds a long one.
+func (m *mdWriter) output(prefix, label, content string) {
+	if !m.folds(content) {
+		m.line(prefix, "**"+label+":**")
+		m.line(prefix, "")
+	}
+	m.fenced(prefix, "", label, content)
+}
+
+// folds reports whether content is long enough to be folded.
+func (m *mdWriter) folds(content string) bool {
+	content = strings.TrimRight(content, "\n")
+	return strings.Count(content, "\n")+1 > m.opts.DetailsLines || len(content) > m.opts.DetailsBytes
+}
+
+// fenced writes content in a code fence that no run of backticks inside it
+// can close; content longer than the options allow is folded into a
+// <details> block whose summary names it.
+func (m *mdWriter) fenced(prefix, lang, name, content string) {
+	content = strings.TrimRight(transcript.Inert(content), "\n")
+	lines := strings.Count(content, "\n") + 1
+	fold := name != "" && m.folds(content)
+	if fold {
+		m.line(prefix, fmt.Sprintf("<details><summary>%s · %s</summary>", htmlText(name), plural(lines, "line")))
+		m.line(prefix, "")
+	}
+	fence := Fence(content)
+	m.line(prefix, fence+lang)
+	if content != "" {
+		for _, l := range strings.Split(content, "\n") {
+			m.line(prefix, l)
+		}
+	}
+	m.line(prefix, fence)
+	m.line(prefix, "")
+	if fold {
+		m.line(prefix, "</details>")
+		m.line(prefix, "")
+	}
+}
+
+// header writes the title and the session's metadata table.
+func (m *mdWriter) header(events []*transcript.Event, t *mdTree) {
+	id := ""
+	var first, last time.Time
+	var c transcript.Counts
+	for _, ev := range events {
+		if id == "" {
+			id = ev.SessionID
+		}
+		if !ev.TS.IsZero() {
+			if first.IsZero() || ev.TS.Before(first) {
+				first = ev.TS
+			}
+			if ev.TS.After(last) {
+				last = ev.TS
+			}
+		}
+		c.Events++
+		switch b := ev.Body.(type) {
+		case *transcript.ChatTurn:
+			c.Turns++
+		case *transcript.ToolCall:
+			c.ToolCalls++
+		case *transcript.BashRun:
+			c.Commands++
+			if b.Failed() {
+				c.Failures++
+			}
+		case *transcript.ToolResult:
+			if b.IsError {
+				c.Failures++
+			}
+		case *transcript.ApprovalRequest:
+			c.Approvals++
+		}
+	}
+	var start *transcript.SessionStart
+	if t.start != nil {
+		start, _ = t.start.Body.(*transcript.SessionStart)
+	}
+	title := "Session " + oneLine(id, 0)
+	if start != nil && start.Title != "" {
+		title = plain(oneLine(start.Title, 120))
+	}
+	m.line("", "# "+title)
+	m.line("", "")
+	rows := [][2]string{{"Session", inlineCode(id)}}
+	if start != nil {
+		if start.Agent != "" {
+			agent := plain(start.Agent)
+			if start.Source != "" {
+				agent += " (source: " + plain(start.Source) + ")"
+			}
+			rows = append(rows, [2]string{"Agent", agent})
+		}
+		if start.WorkingDirectory != "" {
+			rows = append(rows, [2]string{"Working directory", inlineCode(start.WorkingDirectory)})
+		}
+		if g := start.Git; g != nil && (g.Branch != "" || g.SHA != "") {
+			git := plain(g.Branch)
+			if g.SHA != "" {
+				git = strings.TrimSpace(git + " @ " + inlineCode(shortSHA(g.SHA)))
+			}
+			rows = append(rows, [2]string{"Git", git})
+		}
+		if h := start.Host; h != nil && h.OS != "" {
+			host := plain(h.OS + "/" + h.Arch)
+			if h.Hostname != "" {
+				host += " on " + plain(h.Hostname)
+			}
+			rows = append(rows, [2]string{"Host", host})
+		}
+		if start.CuffVersion != "" {
+			rows = append(rows, [2]string{"cuff", plain(start.CuffVersion)})
+		}
+	}
+	if !first.IsZero() {
+		rows = append(rows, [2]string{"Started", first.In(m.opts.Location).Format("2006-01-02 15:04:05 MST")})
+		m.day = first.In(m.opts.Location).Format("2006-01-02")
+	}
+	if t.end != nil {
+		status := ""
+		if b, ok := t.end.Body.(*transcript.SessionEnd); ok {
+			status = " (" + plain(b.Status) + ")"
+		}
+		rows = append(rows, [2]string{"Ended", t.end.TS.In(m.opts.Location).Format("2006-01-02 15:04:05 MST") + status})
+	} else {
+		rows = append(rows, [2]string{"Ended", "not yet (the session was still open)"})
+	}
+	if !first.IsZero() {
+		rows = append(rows, [2]string{"Duration", FormatDuration(last.Sub(first).Milliseconds())})
+	}
+	summary := fmt.Sprintf("%s · %s · %s · %s", plural(int(c.Events), "event"), plural(int(c.Turns), "turn"),
+		plural(int(c.ToolCalls), "tool call"), plural(int(c.Commands), "command"))
+	if c.Failures > 0 {
+		summary += fmt.Sprintf(" · ❌ %s", plural(int(c.Failures), "failure"))
+	}
+	if c.Approvals > 0 {
+		summary += " · " + plural(int(c.Approvals), "approval")
+	}
+	rows = append(rows, [2]string{"Events", summary})
+	m.line("", "| | |")
+	m.line("", "|---|---|")
+	for _, r := range rows {
+		m.line("", fmt.Sprintf("| **%s** | %s |", r[0], strings.ReplaceAll(r[1], "|", `\|`)))
+	}
+	m.line("", "")
+	m.line("", "---")
+	m.line("", "")
+}

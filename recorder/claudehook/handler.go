@@ -1,0 +1,316 @@
+package claudehook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/cuff-dev/cuff/recorder/approval"
+	"github.com/cuff-dev/cuff/recorder/gate"
+	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/transcript"
+)
+
+// Agent and session-key prefix of sessions recorded through the hook.
+const (
+	Agent      = "claude-code"
+	keyPrefix  = "claude-hook:"
+	codeDenied = "CUFF-GATE-DENY"
+	codeNotRun = "not_run"
+)
+
+// Answers when no TUI is watching.
+const (
+	NoWatcherAllow = "allow"
+	NoWatcherAsk   = "ask"
+	NoWatcherDeny  = "deny"
+)
+
+// Options configures a Handler.
+type Options struct {
+	Store *session.Store
+	Gate  *gate.Gate
+	// Broker asks a person through the TUI; nil leaves every ask to Claude
+	// Code's own prompt.
+	Broker *approval.Broker
+	// StateDir is the per-user state directory (hook state lives there).
+	StateDir string
+	// NoWatcher is the answer to an ask when no TUI is watching: allow,
+	// ask (Claude Code's own prompt) or deny.
+	NoWatcher   string
+	CuffVersion string
+	Now         func() time.Time
+}
+
+// Handler handles hook events.
+type Handler struct{ opts Options }
+
+// New returns a Handler.
+func New(opts Options) *Handler {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.NoWatcher == "" {
+		opts.NoWatcher = NoWatcherAsk
+	}
+	return &Handler{opts: opts}
+}
+
+// call is one hook event being handled: the input and the session writer.
+type call struct {
+	h   *Handler
+	in  *Input
+	key string
+	w   *session.Writer
+	now time.Time
+}
+
+// Handle records what the event says and, for PreToolUse of a shell tool,
+// decides whether the command may run. A nil Output means no decision.
+func (h *Handler) Handle(ctx context.Context, in *Input) (*Output, error) {
+	if in.SessionID == "" {
+		return nil, errors.New("hook input has no session_id")
+	}
+	c := &call{h: h, in: in, key: keyPrefix + in.SessionID, now: h.opts.Now()}
+	defer c.release()
+	switch in.HookEventName {
+	case EventSessionStart:
+		return nil, c.sessionStart()
+	case EventUserPromptSubmit:
+		return nil, c.locked(func(st *state) error {
+			if err := c.flushText(st); err != nil {
+				return err
+			}
+			return c.append(st, c.event(st, &transcript.ChatTurn{Role: transcript.RoleUser, Text: in.Prompt}))
+		})
+	case EventPreToolUse:
+		return c.preToolUse(ctx)
+	case EventPostToolUse, EventPostToolUseFailure:
+		return nil, c.postToolUse()
+	case EventStop, EventSubagentStop:
+		return nil, c.stop()
+	case EventSessionEnd:
+		return nil, c.sessionEnd()
+	}
+	return nil, nil // events cuff does not record
+}
+
+func (c *call) release() {
+	if c.w != nil {
+		_ = c.w.Detach()
+		c.w = nil
+	}
+}
+
+// locked runs fn on the session's shared state.
+func (c *call) locked(fn func(*state) error) error {
+	return withState(c.h.opts.StateDir, c.in.SessionID, fn)
+}
+
+// writer opens the cuff session that records this Claude session, starting
+// it on first use.
+func (c *call) writer(st *state) (*session.Writer, error) {
+	if c.w != nil {
+		return c.w, nil
+	}
+	start := &transcript.SessionStart{Agent: Agent, Source: transcript.SourceClaudeHook, WorkingDirectory: c.in.Cwd,
+		CuffVersion: c.h.opts.CuffVersion, Model: c.in.Model, Title: c.in.SessionTitle,
+		Host: &transcript.Host{OS: runtime.GOOS, Arch: runtime.GOARCH}}
+	start.Host.Hostname, _ = os.Hostname()
+	w, _, err := c.h.opts.Store.Current(c.key, session.CurrentOptions{Start: start, ConversationID: c.in.SessionID, Now: c.now})
+	if err != nil {
+		return nil, err
+	}
+	c.w, st.Session = w, w.ID()
+	return w, nil
+}
+
+// event builds an event of this call's agent: the main agent, or the
+// sub-agent running inside the newest open delegation.
+func (c *call) event(st *state, body transcript.Body) *transcript.Event {
+	ev := transcript.New("", c.now, body)
+	ev.ConversationID = c.in.SessionID
+	if c.in.AgentID != "" {
+		ev.AgentID = c.in.AgentID
+		if n := len(st.Delegations); n > 0 {
+			ev.ParentCallID = st.Delegations[n-1]
+		}
+	}
+	return ev
+}
+
+func (c *call) append(st *state, events ...*transcript.Event) error {
+	w, err := c.writer(st)
+	if err != nil {
+		return err
+	}
+	return w.Append(events...)
+}
+
+// flushText records the assistant text written to the transcript since the
+// last look, so that turns come before the tools they led to.
+func (c *call) flushText(st *state) error {
+	turns, offset, err := assistantTurns(c.in.TranscriptPath, st.Offset)
+	if err != nil {
+		return nil // the transcript lags or is gone: text is best effort
+	}
+	st.Offset = offset
+	var fresh []*transcript.Event
+	for _, ev := range turns {
+		t := ev.Body.(*transcript.ChatTurn)
+		key := t.MessageID + "/" + fmt.Sprint(t.Thinking) + "/" + fmt.Sprint(len(t.Text))
+		if t.MessageID != "" && st.seen(key) {
+			continue
+		}
+		st.remember(key)
+		if !t.Thinking && st.saidBefore(t.Text) {
+			continue
+		}
+		out := c.event(st, t)
+		out.TS = ev.TS
+		fresh = append(fresh, out)
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	return c.append(st, fresh...)
+}
+
+func (c *call) sessionStart() error {
+	return c.locked(func(st *state) error {
+		st.Offset = transcriptSize(c.in.TranscriptPath) // on resume, history is not replayed
+		_, err := c.writer(st)
+		return err
+	})
+}
+
+// toolCallID is the call's id: Claude Code's tool_use_id, or one cuff makes.
+func (c *call) toolCallID() string {
+	if c.in.ToolUseID != "" {
+		return c.in.ToolUseID
+	}
+	return transcript.NewCallID()
+}
+
+func (c *call) sessionEnd() error {
+	err := c.locked(func(st *state) error {
+		if err := c.flushText(st); err != nil {
+			return err
+		}
+		if err := c.closeOpen(st); err != nil {
+			return err
+		}
+		w, err := c.writer(st)
+		if err != nil {
+			return err
+		}
+		status := transcript.StatusComplete
+		if c.in.Reason == "other" {
+			status = transcript.StatusShutdown
+		}
+		err = w.Close(status)
+		c.w = nil
+		return err
+	})
+	if c.h.opts.Broker != nil {
+		_ = c.h.opts.Broker.Forget(c.key)
+	}
+	dropState(c.h.opts.StateDir, c.in.SessionID)
+	return err
+}
+
+func (c *call) stop() error {
+	return c.locked(func(st *state) error {
+		if err := c.flushText(st); err != nil {
+			return err
+		}
+		if c.in.HookEventName == EventSubagentStop {
+			if c.in.LastMessage != "" {
+				return c.append(st, c.event(st, &transcript.ChatTurn{Role: transcript.RoleAssistant, Text: c.in.LastMessage}))
+			}
+			return nil
+		}
+		if c.in.LastMessage != "" && !st.saidBefore(c.in.LastMessage) {
+			if err := c.append(st, c.event(st, &transcript.ChatTurn{Role: transcript.RoleAssistant, Text: c.in.LastMessage})); err != nil {
+				return err
+			}
+		}
+		return c.closeOpen(st)
+	})
+}
+
+// closeOpen ends the calls that never got a result: the user rejected them
+// in Claude Code's prompt, or the turn was cancelled.
+func (c *call) closeOpen(st *state) error {
+	var events []*transcript.Event
+	for id, oc := range st.Open {
+		if !oc.Recorded {
+			continue
+		}
+		var body transcript.Body
+		switch oc.Kind {
+		case kindBash:
+			body = &transcript.BashRun{Command: oc.Command, Error: &transcript.RunError{Code: codeNotRun,
+				Message: "the command did not run or its result never arrived (rejected or cancelled in Claude Code)"}}
+		case kindDelegation:
+			f := false
+			body = &transcript.Delegation{Phase: transcript.PhaseEnd, Success: &f, Result: "the sub-agent did not report back"}
+		default:
+			body = &transcript.ToolResult{Tool: oc.Tool, IsError: true, Output: "the tool did not run or its result never arrived"}
+		}
+		ev := transcript.New("", c.now, body)
+		ev.CallID, ev.ConversationID, ev.AgentID, ev.ParentCallID = id, c.in.SessionID, oc.AgentID, oc.ParentCallID
+		if ev.AgentID == "" {
+			ev.AgentID = transcript.MainAgent
+		}
+		events = append(events, ev)
+	}
+	st.Open = map[string]openCall{}
+	st.Delegations = nil
+	if len(events) == 0 {
+		return nil
+	}
+	return c.append(st, events...)
+}
+
+// rawInput is the tool input as a JSON object (never null).
+func (c *call) rawInput() json.RawMessage {
+	if len(c.in.ToolInput) == 0 || string(c.in.ToolInput) == "null" {
+		return json.RawMessage("{}")
+	}
+	return c.in.ToolInput
+}
+
+// secretPath reports whether reading path puts secrets in the agent's context.
+func secretPath(path string) bool {
+	base := path
+	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
+		base = path[i+1:]
+	}
+	lower := strings.ToLower(base)
+	switch {
+	case lower == ".env" || strings.HasPrefix(lower, ".env."),
+		strings.HasPrefix(lower, "id_") && !strings.HasSuffix(lower, ".pub"),
+		strings.HasSuffix(lower, ".pem"), strings.HasSuffix(lower, ".key"), strings.HasSuffix(lower, ".p12"),
+		strings.Contains(lower, "credential"), strings.Contains(lower, "secret"),
+		lower == ".netrc", lower == ".npmrc", lower == ".pgpass", lower == ".pypirc":
+		return true
+	}
+	return false
+}
+
+// untrustedTool reports whether a tool brings outside text into the context.
+func untrustedTool(tool string) bool {
+	switch tool {
+	case "WebFetch", "WebSearch":
+		return true
+	}
+	lower := strings.ToLower(tool)
+	return strings.HasPrefix(lower, "mcp__") && (strings.Contains(lower, "fetch") || strings.Contains(lower, "browse") ||
+		strings.Contains(lower, "search") || strings.Contains(lower, "web"))
+}

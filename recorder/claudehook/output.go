@@ -1,0 +1,53 @@
+package claudehook
+
+import "encoding/json"
+
+// Permission decisions a PreToolUse hook may give.
+const (
+	PermissionAllow = "allow"
+	PermissionDeny  = "deny"
+	PermissionAsk   = "ask"
+)
+
+// maxReason bounds the reason text; Claude Code caps hook output strings
+// at 10,000 characters.
+const maxReason = 9000
+
+// Output is what the hook prints: for PreToolUse, a permission decision;
+// nil means print nothing (no decision: Claude Code's own flow applies).
+type Output struct {
+	HookSpecificOutput *specific `json:"hookSpecificOutput,omitempty"`
+	SystemMessage      string    `json:"systemMessage,omitempty"`
+}
+
+type specific struct {
+	HookEventName            string `json:"hookEventName"`
+	PermissionDecision       string `json:"permissionDecision"`
+	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
+}
+
+// decision builds a PreToolUse answer.
+func decision(permission, reason string) *Output {
+	if len(reason) > maxReason {
+		reason = reason[:maxReason] + "…"
+	}
+	return &Output{HookSpecificOutput: &specific{HookEventName: EventPreToolUse,
+		PermissionDecision: permission, PermissionDecisionReason: reason}}
+}
+
+// Permission is the decision an output carries, "" for none.
+func (o *Output) Permission() string {
+	if o == nil || o.HookSpecificOutput == nil {
+		return ""
+	}
+	return o.HookSpecificOutput.PermissionDecision
+}
+
+// Marshal encodes the output for stdout; nil encodes to nothing.
+func (o *Output) Marshal() []byte {
+	if o == nil {
+		return nil
+	}
+	data, _ := json.Marshal(o) // plain strings always encode
+	return append(data, '\n')
+}

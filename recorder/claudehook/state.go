@@ -1,0 +1,149 @@
+package claudehook
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// maxRememberedMessages bounds the message ids kept to avoid recording an
+// assistant message twice.
+const maxRememberedMessages = 256
+
+// state is what one Claude Code session's hook calls share: hook processes
+// keep nothing between calls, so it lives in a file in the user state
+// directory, read and written under a lock.
+type state struct {
+	// Session is the cuff session the Claude session is recorded in.
+	Session string `json:"cuff_session,omitempty"`
+	// Offset is how far the transcript has been read for assistant text.
+	Offset int64 `json:"transcript_offset"`
+	// Open holds tool calls that started and have not finished, by tool_use_id.
+	Open map[string]openCall `json:"open,omitempty"`
+	// Messages are the ids of assistant messages already recorded.
+	Messages []string `json:"messages,omitempty"`
+	// Delegations are the call ids of sub-agents running, oldest first.
+	Delegations []string `json:"delegations,omitempty"`
+	// Texts are hashes of the assistant texts recorded lately: Stop's
+	// last_assistant_message and the transcript say the same thing.
+	Texts []string `json:"texts,omitempty"`
+}
+
+// Kinds of open calls.
+const (
+	kindBash       = "bash"
+	kindTool       = "tool"
+	kindDelegation = "delegation"
+)
+
+// openCall is a tool call whose result has not arrived.
+type openCall struct {
+	Kind         string    `json:"kind"`
+	Tool         string    `json:"tool"`
+	Command      string    `json:"command,omitempty"`
+	Start        time.Time `json:"start"`
+	AgentID      string    `json:"agent_id,omitempty"`
+	ParentCallID string    `json:"parent_call_id,omitempty"`
+	Recorded     bool      `json:"recorded"` // its start event is in the session
+}
+
+// textKey identifies an assistant text.
+func textKey(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:8])
+}
+
+// saidBefore reports whether the text was recorded lately, and remembers it.
+func (s *state) saidBefore(text string) bool {
+	k := textKey(text)
+	for _, t := range s.Texts {
+		if t == k {
+			return true
+		}
+	}
+	s.Texts = append(s.Texts, k)
+	if len(s.Texts) > maxRememberedMessages {
+		s.Texts = s.Texts[len(s.Texts)-maxRememberedMessages:]
+	}
+	return false
+}
+
+func (s *state) seen(messageID string) bool {
+	for _, id := range s.Messages {
+		if id == messageID {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *state) remember(messageID string) {
+	s.Messages = append(s.Messages, messageID)
+	if len(s.Messages) > maxRememberedMessages {
+		s.Messages = s.Messages[len(s.Messages)-maxRememberedMessages:]
+	}
+}
+
+// statePath is the state file of a Claude session.
+func statePath(dir, claudeSession string) string {
+	sum := sha256.Sum256([]byte(claudeSession))
+	return filepath.Join(dir, "hooks", "claude", hex.EncodeToString(sum[:12])+".json")
+}
+
+// withState runs fn on the session's state under its lock and saves what
+// fn changed. fn must not wait for anything slow: parallel hook calls of the
+// same session queue on this lock.
+func withState(dir, claudeSession string, fn func(*state) error) error {
+	path := statePath(dir, claudeSession)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("hook state: %w", err)
+	}
+	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("hook state: %w", err)
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		return fmt.Errorf("hook state lock: %w", err)
+	}
+	st := &state{}
+	data, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		if json.Unmarshal(data, st) != nil {
+			st = &state{} // a damaged state costs a little history, never the agent's work
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("hook state: %w", err)
+	}
+	if st.Open == nil {
+		st.Open = map[string]openCall{}
+	}
+	if err := fn(st); err != nil {
+		return err
+	}
+	out, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, out, 0o600); err != nil {
+		return fmt.Errorf("hook state: %w", err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// dropState removes a finished session's state.
+func dropState(dir, claudeSession string) {
+	path := statePath(dir, claudeSession)
+	os.Remove(path)
+	os.Remove(path + ".lock")
+}

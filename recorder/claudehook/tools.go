@@ -1,0 +1,315 @@
+package claudehook
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/cuff-dev/cuff/recorder/approval"
+	"github.com/cuff-dev/cuff/recorder/gate"
+	"github.com/cuff-dev/cuff/transcript"
+)
+
+// gated is the gate's answer for one Bash command.
+type gated struct {
+	permission string // allow, deny, ask, or "" (no decision)
+	reason     string
+	result     gate.Result
+	viaTUI     bool // ask a person in cuff's TUI
+}
+
+// decideBash classifies a command for this agent session.
+func (c *call) decideBash(ctx context.Context, command string) gated {
+	b := c.h.opts.Broker
+	if b != nil && b.Granted(c.key, command) {
+		return gated{permission: PermissionAllow, reason: "cuff: approved for the rest of this session"}
+	}
+	var taint gate.Taint
+	if b != nil {
+		taint, _ = gate.ParseTaint(strings.Join(b.Taint(c.key), ","))
+	}
+	res := c.h.opts.Gate.Check(ctx, command, taint)
+	verdict := res.Verdict
+	hooks := c.h.opts.Gate.RunHooks(ctx, gate.ToolRequest{Event: EventPreToolUse, Tool: c.in.ToolName,
+		Input: c.rawInput(), SessionID: c.in.SessionID, Cwd: c.in.Cwd, Taint: taint.Strings()})
+	verdict = gate.Combine(verdict, hooks)
+	why := strings.Join(res.Reasons, "; ")
+	if hooks.Verdict > res.Verdict && hooks.Reason != "" {
+		why = hooks.Hook + ": " + hooks.Reason
+	}
+	if res.Rule != "" {
+		why = strings.TrimSpace(why + " (rule " + res.Rule + ")")
+	}
+	g := gated{result: res, reason: "cuff: " + why}
+	switch verdict {
+	case gate.VerdictAllow:
+		g.permission = PermissionAllow
+	case gate.VerdictDeny:
+		g.permission = PermissionDeny
+	case gate.VerdictAsk:
+		switch {
+		case b != nil && b.AnyWatcher():
+			g.viaTUI = true
+		case c.h.opts.NoWatcher == NoWatcherAllow:
+			g.permission = PermissionAllow
+		case c.h.opts.NoWatcher == NoWatcherDeny:
+			g.permission, g.reason = PermissionDeny, g.reason+" — no one is watching cuff to approve it"
+		default:
+			g.permission = PermissionAsk
+		}
+	}
+	return g
+}
+
+func (c *call) preToolUse(ctx context.Context) (*Output, error) {
+	in := c.in
+	callID := c.toolCallID()
+	if !isBash(in.ToolName) {
+		return nil, c.locked(func(st *state) error {
+			if err := c.flushText(st); err != nil {
+				return err
+			}
+			if in.ToolName == "Read" || in.ToolName == "Grep" {
+				var p struct {
+					FilePath string `json:"file_path"`
+					Path     string `json:"path"`
+				}
+				_ = json.Unmarshal(c.rawInput(), &p)
+				if (secretPath(p.FilePath) || secretPath(p.Path)) && c.h.opts.Broker != nil {
+					_ = c.h.opts.Broker.AddTaint(c.key, "secret")
+				}
+			}
+			return c.startTool(st, callID)
+		})
+	}
+	var bash bashInput
+	_ = json.Unmarshal(c.rawInput(), &bash)
+	g := c.decideBash(ctx, bash.Command)
+	if secretCommand(bash.Command) && c.h.opts.Broker != nil {
+		_ = c.h.opts.Broker.AddTaint(c.key, "secret")
+	}
+	var req *approval.Request
+	err := c.locked(func(st *state) error {
+		if err := c.flushText(st); err != nil {
+			return err
+		}
+		start := c.event(st, &transcript.BashStart{Command: bash.Command, WorkingDirectory: in.Cwd})
+		start.CallID = callID
+		switch {
+		case g.permission == PermissionDeny:
+			run := c.event(st, &transcript.BashRun{Command: bash.Command, WorkingDirectory: in.Cwd,
+				Description: bash.Description, Error: &transcript.RunError{Code: codeDenied, Message: g.reason}})
+			run.CallID = callID
+			return c.append(st, start, run)
+		case g.viaTUI:
+			w, err := c.writer(st)
+			if err != nil {
+				return err
+			}
+			req = &approval.Request{CallID: callID, Session: approval.SessionRef{Dir: c.h.opts.Store.Dir,
+				Recordings: c.h.opts.Store.Recordings, ID: w.ID()}, AgentSession: c.key, Agent: Agent,
+				AgentID: start.AgentID, ParentCallID: start.ParentCallID, Tool: in.ToolName, Command: bash.Command,
+				WorkingDirectory: in.Cwd, Verdict: transcript.Verdict{Decision: "ask", Tier: g.result.Tier.String(),
+					Rule: g.result.Rule, Reasons: g.result.Reasons}, Taint: c.h.opts.Broker.Taint(c.key)}
+			st.Open[callID] = openCall{Kind: kindBash, Tool: in.ToolName, Command: bash.Command, Start: c.now,
+				AgentID: start.AgentID, ParentCallID: start.ParentCallID}
+			return nil
+		}
+		st.Open[callID] = openCall{Kind: kindBash, Tool: in.ToolName, Command: bash.Command, Start: c.now,
+			AgentID: start.AgentID, ParentCallID: start.ParentCallID, Recorded: true}
+		return c.append(st, start)
+	})
+	if err != nil || req == nil {
+		return decision(g.permission, g.reason).orNone(g.permission), err
+	}
+	c.release() // the wait may be long: hold no lease meanwhile
+	_, d, err := c.h.opts.Broker.Ask(ctx, req)
+	if err != nil {
+		return decision(PermissionAsk, g.reason), err // cuff could not ask: let Claude Code ask
+	}
+	if !d.Approved() {
+		_ = c.locked(func(st *state) error { delete(st.Open, callID); return nil })
+		reason := "denied in cuff"
+		if d.Reason != "" {
+			reason += ": " + d.Reason
+		}
+		if d.Decision == transcript.DecisionTimeout {
+			reason = "no one approved the command in time in cuff"
+		}
+		return decision(PermissionDeny, reason), nil
+	}
+	err = c.locked(func(st *state) error {
+		c.now = c.h.opts.Now()
+		start := c.event(st, &transcript.BashStart{Command: bash.Command, WorkingDirectory: in.Cwd})
+		start.CallID = callID
+		oc := st.Open[callID]
+		oc.Recorded, oc.Kind, oc.Command, oc.Tool, oc.Start = true, kindBash, bash.Command, in.ToolName, c.now
+		st.Open[callID] = oc
+		return c.append(st, start)
+	})
+	return decision(PermissionAllow, "cuff: approved by "+d.By), err
+}
+
+// orNone drops an output that carries no decision.
+func (o *Output) orNone(permission string) *Output {
+	if permission == "" {
+		return nil
+	}
+	return o
+}
+
+// startTool records a non-shell tool call, or a delegation's start.
+func (c *call) startTool(st *state, callID string) error {
+	in := c.in
+	var ev *transcript.Event
+	kind := kindTool
+	if isDelegation(in.ToolName) {
+		var t taskInput
+		_ = json.Unmarshal(c.rawInput(), &t)
+		task := t.Prompt
+		if task == "" {
+			task = t.Description
+		}
+		ev = c.event(st, &transcript.Delegation{Phase: transcript.PhaseStart, AgentType: t.SubagentType, Task: task})
+		kind = kindDelegation
+	} else {
+		ev = c.event(st, &transcript.ToolCall{Tool: in.ToolName, Input: c.rawInput()})
+	}
+	ev.CallID = callID
+	st.Open[callID] = openCall{Kind: kind, Tool: in.ToolName, Start: c.now, AgentID: ev.AgentID,
+		ParentCallID: ev.ParentCallID, Recorded: true}
+	if kind == kindDelegation {
+		st.Delegations = append(st.Delegations, callID)
+	}
+	return c.append(st, ev)
+}
+
+func (c *call) postToolUse() error {
+	in := c.in
+	failed := in.HookEventName == EventPostToolUseFailure
+	callID := c.toolCallID()
+	if untrustedTool(in.ToolName) && c.h.opts.Broker != nil {
+		_ = c.h.opts.Broker.AddTaint(c.key, "untrusted")
+	}
+	return c.locked(func(st *state) error {
+		if err := c.flushText(st); err != nil {
+			return err
+		}
+		oc, known := st.Open[callID]
+		delete(st.Open, callID)
+		dur := time.Duration(in.DurationMS) * time.Millisecond
+		if dur == 0 && known {
+			dur = c.now.Sub(oc.Start)
+		}
+		var events []*transcript.Event
+		if !known || !oc.Recorded { // the hook was installed mid-call, or the call was never started here
+			started := c.now.Add(-dur)
+			var body transcript.Body
+			switch {
+			case isBash(in.ToolName):
+				var b bashInput
+				_ = json.Unmarshal(c.rawInput(), &b)
+				body = &transcript.BashStart{Command: b.Command, WorkingDirectory: in.Cwd}
+			case isDelegation(in.ToolName):
+				body = &transcript.Delegation{Phase: transcript.PhaseStart}
+			default:
+				body = &transcript.ToolCall{Tool: in.ToolName, Input: c.rawInput()}
+			}
+			ev := c.event(st, body)
+			ev.TS, ev.CallID = started, callID
+			events = append(events, ev)
+		}
+		var body transcript.Body
+		switch {
+		case isBash(in.ToolName):
+			body = c.bashRun(failed, dur)
+		case isDelegation(in.ToolName):
+			body = c.delegationEnd(failed)
+			for i, id := range st.Delegations {
+				if id == callID {
+					st.Delegations = append(st.Delegations[:i], st.Delegations[i+1:]...)
+					break
+				}
+			}
+		default:
+			out := textOf(in.ToolResponse)
+			if failed && in.Error != "" {
+				out = in.Error
+			}
+			body = &transcript.ToolResult{Tool: in.ToolName, Output: out, IsError: failed, DurationMS: dur.Milliseconds()}
+		}
+		ev := c.event(st, body)
+		ev.CallID = callID
+		if known {
+			ev.AgentID, ev.ParentCallID = oc.AgentID, oc.ParentCallID
+			if ev.AgentID == "" {
+				ev.AgentID = transcript.MainAgent
+			}
+		}
+		return c.append(st, append(events, ev)...)
+	})
+}
+
+func (c *call) bashRun(failed bool, dur time.Duration) *transcript.BashRun {
+	in := c.in
+	var b bashInput
+	_ = json.Unmarshal(c.rawInput(), &b)
+	var resp bashResponse
+	_ = json.Unmarshal(in.ToolResponse, &resp)
+	run := &transcript.BashRun{Command: b.Command, Description: b.Description, WorkingDirectory: in.Cwd,
+		TimeoutSeconds: b.Timeout / 1000, Stdout: resp.Stdout, Stderr: resp.Stderr,
+		Interrupted: resp.Interrupted || in.IsInterrupt, DurationMS: dur.Milliseconds(), ExitCode: resp.ExitCode}
+	if failed {
+		if run.ExitCode == nil {
+			run.ExitCode = exitCodeOf(in.Error)
+		}
+		if run.Stderr == "" && run.Stdout == "" {
+			run.Stderr = in.Error
+		}
+		if run.ExitCode == nil {
+			run.Error = &transcript.RunError{Code: "tool_error", Message: firstLine(in.Error)}
+		}
+		return run
+	}
+	if run.ExitCode == nil && !run.Interrupted {
+		zero := 0
+		run.ExitCode = &zero
+	}
+	return run
+}
+
+func (c *call) delegationEnd(failed bool) *transcript.Delegation {
+	var resp taskResponse
+	_ = json.Unmarshal(c.in.ToolResponse, &resp)
+	var parts []string
+	for _, p := range resp.Content {
+		if p.Type == "text" || p.Type == "" {
+			parts = append(parts, p.Text)
+		}
+	}
+	result := strings.Join(parts, "\n")
+	if result == "" {
+		result = textOf(c.in.ToolResponse)
+	}
+	if failed && c.in.Error != "" {
+		result = c.in.Error
+	}
+	ok := !failed && resp.Status != "failed"
+	return &transcript.Delegation{Phase: transcript.PhaseEnd, SubAgentID: resp.AgentID, Result: result, Success: &ok}
+}
+
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return first
+}
+
+// secretCommand reports whether a shell command reads a secret file.
+func secretCommand(command string) bool {
+	for _, word := range strings.Fields(command) {
+		if secretPath(strings.Trim(word, `"'`)) {
+			return true
+		}
+	}
+	return false
+}

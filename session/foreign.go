@@ -1,0 +1,416 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cuff-dev/cuff/transcript"
+	"github.com/cuff-dev/cuff/transcript/claude"
+	"github.com/cuff-dev/cuff/transcript/codex"
+	"github.com/cuff-dev/cuff/transcript/foreign"
+	"github.com/cuff-dev/cuff/transcript/foreign/stream"
+)
+
+// Names of the foreign sources.
+const (
+	ClaudeSourceName = "claude"
+	CodexSourceName  = "codex"
+)
+
+// headBytes and tailBytes bound what a listing reads of each file: the
+// head names the session (first prompt, directory, start), the tail tells
+// when it last changed.
+const (
+	headBytes = 64 << 10
+	tailBytes = 16 << 10
+)
+
+// Unknown marks a count that a listing has not computed (see Fill).
+const Unknown = -1
+
+// FolderSource lists and reads the transcripts an agent keeps in a folder
+// (Claude Code's projects folder, Codex's sessions folder) in place, never
+// modifying them. Listing reads only heads and tails and caches what it
+// learns by file size and modification time; Fill computes exact counts.
+type FolderSource struct {
+	name  string
+	root  string
+	cache string // file that keeps the listing cache between runs; "" for none
+
+	mu      sync.Mutex
+	entries map[string]cachedInfo // by path
+	loaded  bool
+	dirty   bool
+}
+
+type cachedInfo struct {
+	Size  int64 `json:"size"`
+	MTime int64 `json:"mtime_ns"`
+	Info  Info  `json:"info"`
+}
+
+// ClaudeSource is Claude Code's transcripts: <configDir>/projects/**/*.jsonl
+// (configDir: $CLAUDE_CONFIG_DIR or ~/.claude). cacheFile may be "".
+func ClaudeSource(configDir, cacheFile string) *FolderSource {
+	return &FolderSource{name: ClaudeSourceName, root: filepath.Join(configDir, "projects"), cache: cacheFile}
+}
+
+// CodexSource is Codex's rollouts: <codexHome>/sessions/**/rollout-*.jsonl
+// (codexHome: $CODEX_HOME or ~/.codex). cacheFile may be "".
+func CodexSource(codexHome, cacheFile string) *FolderSource {
+	return &FolderSource{name: CodexSourceName, root: filepath.Join(codexHome, "sessions"), cache: cacheFile}
+}
+
+var _ Source = (*FolderSource)(nil)
+
+// Name implements Source.
+func (f *FolderSource) Name() string { return f.name }
+
+// Root is the folder the source reads.
+func (f *FolderSource) Root() string { return f.root }
+
+// files lists the transcript files of the source. Claude Code's sub-agent
+// files (…/subagents/agent-*.jsonl) belong to their parent and are skipped.
+func (f *FolderSource) files(ctx context.Context) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(f.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+				return nil // a folder that vanished or that we may not read is skipped
+			}
+			return err
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ctxErr
+		}
+		if d.IsDir() {
+			if d.Name() == "subagents" && f.name == ClaudeSourceName {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), ".jsonl") {
+			return nil
+		}
+		if f.name == CodexSourceName && !strings.HasPrefix(d.Name(), "rollout-") {
+			return nil
+		}
+		out = append(out, p)
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return out, err
+}
+
+// idOf names a file's session: claude:<uuid> / codex:<uuid>.
+func (f *FolderSource) idOf(path string) string {
+	return f.name + ":" + foreign.FallbackUUID(path)
+}
+
+// List implements Source: every session of the folder, newest first, with
+// title, directory, start and last change from the file's head and tail.
+// Counts come from the cache when the file has not changed since they were
+// computed, else they are Unknown until Fill.
+func (f *FolderSource) List(ctx context.Context) ([]Info, error) {
+	paths, err := f.files(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list %s sessions in %s: %w", f.name, f.root, err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.loadCache()
+	seen := make(map[string]bool, len(paths))
+	out := make([]Info, 0, len(paths))
+	now := time.Now()
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		seen[p] = true
+		c, ok := f.entries[p]
+		if !ok || c.Size != fi.Size() || c.MTime != fi.ModTime().UnixNano() {
+			info, err := f.skim(p, fi)
+			if err != nil {
+				continue // unreadable: leave it out rather than fail the listing
+			}
+			c = cachedInfo{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Info: info}
+			f.entries[p] = c
+			f.dirty = true
+		}
+		info := c.Info
+		info.Live = now.Sub(fi.ModTime()) < LiveWindow
+		if info.Live {
+			info.Status = transcript.StatusActive
+		}
+		out = append(out, info)
+	}
+	for p := range f.entries {
+		if !seen[p] {
+			delete(f.entries, p)
+			f.dirty = true
+		}
+	}
+	f.saveCache()
+	sort.Slice(out, func(i, j int) bool { return out[i].Started.After(out[j].Started) })
+	return out, nil
+}
+
+// Fill computes exact counts for the listed sessions whose counts are
+// Unknown, decoding each file whole, until ctx is done; results are cached.
+func (f *FolderSource) Fill(ctx context.Context, infos []Info) error {
+	for i := range infos {
+		if infos[i].Source != f.name || infos[i].Events != Unknown {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		fi, err := os.Stat(infos[i].Path)
+		if err != nil {
+			continue
+		}
+		info := infos[i]
+		if err := f.count(infos[i].Path, &info); err != nil {
+			continue
+		}
+		f.mu.Lock()
+		f.entries[info.Path] = cachedInfo{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Info: info}
+		f.dirty = true
+		f.mu.Unlock()
+		live, status := infos[i].Live, infos[i].Status
+		infos[i] = info
+		infos[i].Live, infos[i].Status = live, status
+	}
+	f.mu.Lock()
+	f.saveCache()
+	f.mu.Unlock()
+	return nil
+}
+
+// skim reads a file's head and tail.
+func (f *FolderSource) skim(path string, fi os.FileInfo) (Info, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return Info{}, err
+	}
+	defer file.Close()
+	info := Info{ID: f.idOf(path), Source: f.name, Path: path, SizeBytes: fi.Size(), Status: StatusIdle,
+		Events: Unknown, Turns: Unknown, ToolCalls: Unknown, Commands: Unknown, Failures: Unknown, TimedOut: Unknown, Approvals: Unknown}
+	head := make([]byte, min(fi.Size(), headBytes))
+	n, err := io.ReadFull(file, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return Info{}, err
+	}
+	head = head[:n]
+	if i := bytes.LastIndexByte(head, '\n'); i >= 0 && int64(n) < fi.Size() {
+		head = head[:i+1] // whole lines only
+	}
+	_, _ = foreign.DecodeWith(bytes.NewReader(head), foreign.Options{FallbackUUID: foreign.FallbackUUID(path)},
+		func(ev *transcript.Event) error {
+			if s, ok := ev.Body.(*transcript.SessionStart); ok {
+				info.Title, info.Agent, info.WorkingDirectory, info.Started = s.Title, s.Agent, s.WorkingDirectory, ev.TS
+				if ev.SessionID != "" {
+					info.ID = ev.SessionID
+				}
+				return errStop
+			}
+			return nil
+		})
+	if int64(n) >= fi.Size() && fi.Size() <= headBytes {
+		// the whole file was read: count it exactly now
+		if err := f.countBytes(head, path, &info); err == nil {
+			info.Updated = lastTime(head, info.Started)
+		}
+	}
+	if info.Updated.IsZero() {
+		tail := make([]byte, min(fi.Size(), tailBytes))
+		if _, err := file.ReadAt(tail, fi.Size()-int64(len(tail))); err == nil || errors.Is(err, io.EOF) {
+			info.Updated = lastTime(tail, info.Started)
+		}
+	}
+	if info.Started.IsZero() {
+		info.Started = fi.ModTime()
+	}
+	if info.Updated.IsZero() {
+		info.Updated = fi.ModTime()
+	}
+	info.Duration = info.Updated.Sub(info.Started)
+	return info, nil
+}
+
+var errStop = errors.New("stop")
+
+// lastTime finds the newest "timestamp" among the complete lines of a tail.
+func lastTime(tail []byte, floor time.Time) time.Time {
+	latest := floor
+	for _, line := range bytes.Split(tail, []byte{'\n'}) {
+		i := bytes.Index(line, []byte(`"timestamp":"`))
+		if i < 0 {
+			continue
+		}
+		rest := line[i+len(`"timestamp":"`):]
+		j := bytes.IndexByte(rest, '"')
+		if j < 0 {
+			continue
+		}
+		if t := stream.ParseTime(string(rest[:j])); t.After(latest) {
+			latest = t
+		}
+	}
+	return latest
+}
+
+// count decodes a whole file to fill in exact counts.
+func (f *FolderSource) count(path string, info *Info) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return f.countBytes(data, path, info)
+}
+
+func (f *FolderSource) countBytes(data []byte, path string, info *Info) error {
+	var m Meta
+	_, err := foreign.DecodeWith(bytes.NewReader(data), foreign.Options{FallbackUUID: foreign.FallbackUUID(path)},
+		func(ev *transcript.Event) error {
+			m.add(ev)
+			return nil
+		})
+	if err != nil {
+		return err
+	}
+	info.Events, info.Turns, info.ToolCalls, info.Commands, info.Failures = m.EntryCount, m.Turns, m.ToolCalls, m.Commands, m.Failures()
+	info.TimedOut, info.Approvals = m.CommandsTimedOut, m.Approvals
+	if !m.LastUpdated.IsZero() {
+		info.Updated = m.LastUpdated
+		info.Duration = m.LastUpdated.Sub(info.Started)
+	}
+	if info.Title == "" {
+		info.Title = m.Title
+	}
+	return nil
+}
+
+// findPath returns the file of session id (claude:<uuid> / codex:<uuid>).
+func (f *FolderSource) findPath(ctx context.Context, id string) (string, error) {
+	uuid, ok := strings.CutPrefix(id, f.name+":")
+	if !ok || uuid == "" || strings.ContainsAny(uuid, "/\\\x00\n") {
+		return "", &NotFoundError{ID: id}
+	}
+	f.mu.Lock()
+	for p, c := range f.entries {
+		if c.Info.ID == id {
+			f.mu.Unlock()
+			return p, nil
+		}
+	}
+	f.mu.Unlock()
+	paths, err := f.files(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, p := range paths {
+		if f.idOf(p) == id {
+			return p, nil
+		}
+	}
+	return "", &NotFoundError{ID: id}
+}
+
+// Read implements Source.
+func (f *FolderSource) Read(ctx context.Context, id string, fn func(*transcript.Event) error) error {
+	path, err := f.findPath(ctx, id)
+	if err != nil {
+		return err
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer file.Close()
+	_, err = foreign.DecodeWith(file, foreign.Options{FallbackUUID: foreign.FallbackUUID(path)}, func(ev *transcript.Event) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fn(ev)
+	})
+	return err
+}
+
+// Follow implements Source: the session's events, then each one the agent
+// appends, decoded line by line as it writes them.
+func (f *FolderSource) Follow(ctx context.Context, id string, fn func(FollowItem)) error {
+	path, err := f.findPath(ctx, id)
+	if err != nil {
+		return err
+	}
+	return FollowFile(ctx, path, fn)
+}
+
+// FollowFile follows any transcript file cuff understands — a cuff session,
+// a Claude Code transcript or a Codex rollout — told from its content. A
+// file that does not exist yet is waited for and taken as a cuff session.
+func FollowFile(ctx context.Context, path string, fn func(FollowItem)) error {
+	head := make([]byte, headBytes)
+	opts := FollowOptions{}
+	if file, err := os.Open(path); err == nil {
+		n, _ := io.ReadFull(file, head)
+		file.Close()
+		uuid := foreign.FallbackUUID(path)
+		switch foreign.Detect(head[:n]) {
+		case foreign.FormatClaude:
+			opts.Decoder = claude.NewDecoder(claude.Options{FallbackUUID: uuid})
+		case foreign.FormatCodex:
+			opts.Decoder = codex.NewDecoder(codex.Options{FallbackUUID: uuid})
+		}
+	}
+	return Follow(ctx, path, opts, fn)
+}
+
+// loadCache reads the listing cache once. A damaged cache is ignored.
+func (f *FolderSource) loadCache() {
+	if f.loaded {
+		return
+	}
+	f.loaded = true
+	f.entries = map[string]cachedInfo{}
+	if f.cache == "" {
+		return
+	}
+	data, err := os.ReadFile(f.cache)
+	if err != nil {
+		return
+	}
+	var entries map[string]cachedInfo
+	if json.Unmarshal(data, &entries) == nil && entries != nil {
+		f.entries = entries
+	}
+}
+
+// saveCache writes the cache when it changed; failing to is not an error
+// (the next listing skims again).
+func (f *FolderSource) saveCache() {
+	if !f.dirty || f.cache == "" {
+		return
+	}
+	if os.MkdirAll(filepath.Dir(f.cache), DirMode) != nil {
+		return
+	}
+	if writeJSONAtomic(f.cache, f.entries) == nil {
+		f.dirty = false
+	}
+}
