@@ -181,7 +181,7 @@ tool calls, sub-agent delegations and bash runs, as JSONL sessions under .cuff/.
 		a.scriptsCommand(), a.initCommand(), a.metricsCommand(), a.healthCommand())
 	root.AddCommand(a.tuiCommands()...)
 	root.AddCommand(a.approvalCommands()...)
-	root.AddCommand(a.importCommand(), a.hookCommand())
+	root.AddCommand(a.importCommand(), a.hookCommand(), a.checkCommand(), a.policyCommand())
 	return root
 }
 

@@ -144,13 +144,21 @@ func assignWord(w string) bool {
 // ruleText is the text policy rules are matched against: the words joined
 // by single spaces, with a trusted program path reduced to its name.
 func ruleText(argv []arg, name string, trusted bool) string {
-	var b strings.Builder
 	p := argv[0].val
 	if trusted {
 		// The system's own program, whatever the case or directory: rules
 		// written for "curl" also meet "/usr/bin/CURL".
 		p = strings.TrimSuffix(strings.ToLower(p[strings.LastIndexByte(p, '/')+1:]), ".exe")
 	}
+	if len(argv) == 1 {
+		return p
+	}
+	n := len(p)
+	for _, x := range argv[1:] {
+		n += 1 + len(x.val)
+	}
+	var b strings.Builder
+	b.Grow(n)
 	b.WriteString(p)
 	for _, x := range argv[1:] {
 		b.WriteByte(' ')

@@ -206,3 +206,23 @@ func TestConcurrentChecks(t *testing.T) {
 		<-done
 	}
 }
+
+// TestChecksAreIndependent checks that a gate reusing its buffers gives the
+// same answer for a command whatever it classified before.
+func TestChecksAreIndependent(t *testing.T) {
+	cmds := append(readCorpus(t, "testdata/risky.txt"), readCorpus(t, "testdata/everyday.txt")...)
+	fresh := func(c string) string {
+		r := testGate(t, Options{}).Check(t.Context(), c, 0)
+		b, _ := json.Marshal(r)
+		return string(b)
+	}
+	g := testGate(t, Options{})
+	for i := len(cmds) - 1; i >= 0; i-- {
+		b, _ := json.Marshal(g.Check(t.Context(), cmds[i], 0))
+		if i%7 == 0 { // a fresh gate per command is slow; sample
+			if want := fresh(cmds[i]); string(b) != want {
+				t.Errorf("%q after other commands:\n%s\nfresh:\n%s", cmds[i], b, want)
+			}
+		}
+	}
+}

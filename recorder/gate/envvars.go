@@ -141,7 +141,7 @@ func safeVar(u string) bool {
 // traffic.
 func riskyVar(u string) bool {
 	switch u {
-	case "ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "IFS", "CDPATH", "GLOBIGNORE", "HOME",
+	case "ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "CDPATH", "GLOBIGNORE", "HOME",
 		"ZDOTDIR", "HISTFILE", "EXINIT", "VIMINIT", "MYVIMRC", "MAKEFLAGS", "GNUMAKEFLAGS",
 		"MFLAGS", "MAKEFILES", "TAR_OPTIONS", "GZIP", "BZIP", "BZIP2", "XZ_DEFAULTS", "XZ_OPT",
 		"LESS", "MORE", "MANOPT", "GREP_OPTIONS", "HOSTALIASES", "RES_OPTIONS", "LOCALDOMAIN",

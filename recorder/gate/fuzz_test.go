@@ -38,8 +38,14 @@ func FuzzClassify(f *testing.F) {
 		if len(r.Commands) > 0 && worst != r.Verdict {
 			t.Fatalf("verdict %s is not the worst of its commands (%s)", r.Verdict, worst)
 		}
-		if _, err := json.Marshal(r); err != nil {
+		b, err := json.Marshal(r)
+		if err != nil {
 			t.Fatalf("marshal: %v", err)
+		}
+		// The gate reuses buffers between checks: a second check of the
+		// same command must give the same answer.
+		if again, _ := json.Marshal(g.Check(t.Context(), cmd, TaintUntrusted)); string(again) != string(b) {
+			t.Fatalf("second check differs:\n%s\n%s", b, again)
 		}
 	})
 }

@@ -75,7 +75,8 @@ type Gate struct {
 	dir         string
 	home        string
 	tmp         string
-	parsers     sync.Pool
+	parsers     sync.Pool // *syntax.Parser
+	analyses    sync.Pool // *analysis
 }
 
 // New builds a gate from opts.
@@ -120,6 +121,7 @@ func New(opts Options) (*Gate, error) {
 		g.tmp = t
 	}
 	g.parsers.New = func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }
+	g.analyses.New = func() any { return new(analysis) }
 	return g, nil
 }
 
@@ -242,7 +244,9 @@ func (r *Result) summarise() {
 
 // classify finds and classifies every simple command of a command line.
 func (g *Gate) classify(command string) []Command {
-	a := &analysis{g: g, cwd: g.dir}
+	a := g.analyses.Get().(*analysis)
+	a.reset(g)
+	defer g.analyses.Put(a)
 	if len(command) > maxCommandBytes {
 		e := a.newEntry(command[:200] + "…")
 		e.add(TierUnparsed, fmt.Sprintf("command is %d bytes, more than the %d the gate checks", len(command), maxCommandBytes))
@@ -253,13 +257,15 @@ func (g *Gate) classify(command string) []Command {
 	out := make([]Command, len(a.entries))
 	for i, e := range a.entries {
 		out[i] = *e
-		out[i].findings, out[i].extra = nil, nil
+		out[i].findings, out[i].extra, out[i].findBuf = nil, nil, [3]finding{}
 	}
 	return out
 }
 
-func (g *Gate) parse(src string) (*syntax.File, error) {
-	p := g.parsers.Get().(*syntax.Parser)
-	defer g.parsers.Put(p)
-	return p.Parse(strings.NewReader(src), "")
+// parse parses shell source with a pooled parser.
+func (a *analysis) parse(src string) (*syntax.File, error) {
+	p := a.g.parsers.Get().(*syntax.Parser)
+	defer a.g.parsers.Put(p)
+	a.reader.Reset(src)
+	return p.Parse(&a.reader, "")
 }

@@ -72,7 +72,8 @@ const (
 	matchGlob                    // * and ? anywhere, [..] classes
 )
 
-// Rule is one policy rule.
+// Rule is one policy rule. A rule is ready to match once it is part of a
+// Policy (NewPolicy, ParsePolicy).
 type Rule struct {
 	// Match is an exact command, or a pattern where * matches any text; a
 	// trailing " *" also matches no arguments at all.

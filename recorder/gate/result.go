@@ -31,6 +31,9 @@ type Command struct {
 	Reasons []string `json:"reasons"`
 
 	findings []finding
+	// findBuf backs findings, so that most commands need no allocation
+	// for them.
+	findBuf [3]finding
 	// extra holds concerns that a rule about the command's words does not
 	// cover: environment prefixes and redirections.
 	extra []finding
@@ -54,6 +57,9 @@ type finding struct {
 
 // add records a concern about the command's words.
 func (c *Command) add(t Tier, reason string) {
+	if c.findings == nil {
+		c.findings = c.findBuf[:0]
+	}
 	c.findings = append(c.findings, finding{t, reason})
 }
 

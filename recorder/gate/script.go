@@ -22,6 +22,29 @@ type analysis struct {
 	// the workspace; runners that the built-in policy would allow are
 	// then left to a person, since they would run that new code.
 	wroteCode string
+
+	// Reused between command lines (the analysis is pooled by the Gate):
+	// storage for the first commands, one collector per nesting level of
+	// scripts, and the parser's reader.
+	arena  [arenaSize]Command
+	used   int
+	cols   []*collector
+	level  int
+	reader strings.Reader
+}
+
+// arenaSize is how many simple commands an analysis holds without
+// allocating.
+const arenaSize = 8
+
+// reset prepares a pooled analysis for another command line.
+func (a *analysis) reset(g *Gate) {
+	for i := range a.used {
+		a.arena[i] = Command{}
+	}
+	clear(a.entries)
+	a.g, a.entries, a.cwd, a.used, a.level = g, a.entries[:0], g.dir, 0, 0
+	a.depth, a.over, a.salvaging, a.wroteCode = 0, false, false, ""
 }
 
 // siteKind is what kind of place a command comes from.
@@ -49,7 +72,14 @@ type site struct {
 
 // newEntry starts the explanation of one simple command.
 func (a *analysis) newEntry(text string) *Command {
-	e := &Command{Text: text, Argv: []string{}}
+	var e *Command
+	if a.used < len(a.arena) {
+		e = &a.arena[a.used]
+		a.used++
+	} else {
+		e = new(Command)
+	}
+	e.Text, e.Argv = text, []string{}
 	a.entries = append(a.entries, e)
 	return e
 }
@@ -71,10 +101,10 @@ func (a *analysis) script(src string) {
 		a.finishEntry(e)
 		return
 	}
-	f, err := a.g.parse(src)
+	f, err := a.parse(src)
 	if err != nil && strings.Contains(src, "((") {
 		// Bash reads "((" that is not arithmetic as two subshells.
-		if f2, err2 := a.g.parse(respaceParens(src)); err2 == nil {
+		if f2, err2 := a.parse(respaceParens(src)); err2 == nil {
 			f, err, src = f2, nil, respaceParens(src)
 		}
 	}
@@ -94,7 +124,16 @@ func (a *analysis) script(src string) {
 
 // run classifies the sites of a parsed script.
 func (a *analysis) run(src string, f *syntax.File) {
-	sites := collect(src, f)
+	if a.level == len(a.cols) {
+		a.cols = append(a.cols, new(collector))
+	}
+	col := a.cols[a.level]
+	a.level++
+	defer func() {
+		a.level--
+		col.reset()
+	}()
+	sites := col.collect(src, f)
 	for _, s := range sites {
 		if s.loop && s.kind == siteCall && len(s.call.Args) > 0 {
 			switch s.call.Args[0].Lit() {
@@ -155,7 +194,7 @@ func (a *analysis) salvage(src string) {
 		if strings.TrimSpace(piece) == "" {
 			continue
 		}
-		if f, err := a.g.parse(piece); err == nil {
+		if f, err := a.parse(piece); err == nil {
 			a.run(piece, f)
 		}
 	}
@@ -187,88 +226,106 @@ func splitPieces(src string) []string {
 	return append(out, src[start:])
 }
 
+// collector gathers the sites of a syntax tree; its buffers cover typical
+// command lines without allocation.
+type collector struct {
+	src      string
+	sites    []site
+	stack    []syntax.Node
+	piped    map[*syntax.Stmt]bool
+	loops    int
+	siteBuf  [4]site
+	stackBuf [24]syntax.Node
+}
+
 // collect lists the sites of a parsed script in source order.
-func collect(src string, f *syntax.File) []site {
-	const (
-		sitesHint = 8  // sites in a typical command line
-		stackHint = 32 // nesting depth of a typical syntax tree
-	)
-	var (
-		sites = make([]site, 0, sitesHint)
-		stack = make([]syntax.Node, 0, stackHint)
-		piped map[*syntax.Stmt]bool
-		loops int
-	)
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if n == nil {
-			switch stack[len(stack)-1].(type) {
-			case *syntax.WhileClause, *syntax.ForClause, *syntax.FuncDecl:
-				loops--
-			}
-			stack = stack[:len(stack)-1]
-			return true
+func (c *collector) collect(src string, f *syntax.File) []site {
+	c.src = src
+	c.sites, c.stack = c.siteBuf[:0], c.stackBuf[:0]
+	syntax.Walk(f, c.visit)
+	return c.sites
+}
+
+// reset drops what the collector refers to, for its next use.
+func (c *collector) reset() {
+	clear(c.siteBuf[:])
+	clear(c.stackBuf[:])
+	c.sites, c.stack, c.piped, c.loops, c.src = nil, nil, nil, 0, ""
+}
+
+// visit is the syntax.Walk callback: it keeps the stack of open nodes and
+// records a site for each statement and each construct that runs code.
+func (c *collector) visit(n syntax.Node) bool {
+	if n == nil {
+		switch c.stack[len(c.stack)-1].(type) {
+		case *syntax.WhileClause, *syntax.ForClause, *syntax.FuncDecl:
+			c.loops--
 		}
-		if cs, ok := n.(*syntax.CmdSubst); ok && cs.Backquotes {
-			// The parser reads backquoted text differently from bash in
-			// corner cases (a '#' inside a word); parse the text again as
-			// bash would see it, instead of trusting the nested tree.
-			sites = append(sites, site{kind: siteBackquote, node: cs, loop: loops > 0})
-			return false
+		c.stack = c.stack[:len(c.stack)-1]
+		return true
+	}
+	if cs, ok := n.(*syntax.CmdSubst); ok && cs.Backquotes {
+		// The parser reads backquoted text differently from bash in corner
+		// cases (a '#' inside a word); parse the text again as bash would
+		// see it, instead of trusting the nested tree.
+		c.sites = append(c.sites, site{kind: siteBackquote, node: cs, loop: c.loops > 0})
+		return false
+	}
+	c.stack = append(c.stack, n)
+	switch n := n.(type) {
+	case *syntax.WhileClause, *syntax.ForClause:
+		c.loops++
+	case *syntax.FuncDecl:
+		c.loops++
+		if selfCalling(n) {
+			c.note(n, "destructive: the function "+n.Name.Value+" calls itself, which can exhaust the machine (a fork bomb)")
 		}
-		stack = append(stack, n)
-		switch n := n.(type) {
-		case *syntax.WhileClause, *syntax.ForClause:
-			loops++
-		case *syntax.FuncDecl:
-			loops++
-			if selfCalling(n) {
-				sites = append(sites, site{kind: siteNote, node: n,
-					reason: "destructive: the function " + n.Name.Value + " calls itself, which can exhaust the machine (a fork bomb)"})
+	case *syntax.BinaryCmd:
+		if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+			c.markPiped(n.Y)
+		}
+	case *syntax.Stmt:
+		s := site{stmt: n, loop: c.loops > 0, piped: c.piped[n]}
+		switch cmd := n.Cmd.(type) {
+		case *syntax.CallExpr:
+			s.kind, s.call = siteCall, cmd
+		case *syntax.DeclClause:
+			s.kind, s.decl = siteDecl, cmd
+		default:
+			if len(n.Redirs) == 0 {
+				return true
 			}
-		case *syntax.BinaryCmd:
-			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
-				// Every command on the right-hand side may read the pipe.
-				if piped == nil {
-					piped = map[*syntax.Stmt]bool{}
-				}
-				syntax.Walk(n.Y, func(m syntax.Node) bool {
-					if st, ok := m.(*syntax.Stmt); ok {
-						piped[st] = true
-					}
-					return true
-				})
-			}
-		case *syntax.Stmt:
-			s := site{stmt: n, loop: loops > 0, piped: piped[n]}
-			switch c := n.Cmd.(type) {
-			case *syntax.CallExpr:
-				s.kind, s.call = siteCall, c
-			case *syntax.DeclClause:
-				s.kind, s.decl = siteDecl, c
-			default:
-				if len(n.Redirs) == 0 {
-					return true
-				}
-				s.kind = siteRedir
-			}
-			sites = append(sites, s)
-		case *syntax.ParamExp:
-			if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && n.Exp.Word != nil && strings.Contains(n.Exp.Word.Lit(), "P") {
-				sites = append(sites, site{kind: siteNote, node: n,
-					reason: "indirection: ${var@P} expands a prompt string, which runs command substitutions"})
-			}
-		case *syntax.TestClause:
-			if r := hiddenCode(src, n); r != "" {
-				sites = append(sites, site{kind: siteNote, node: n, reason: r})
-			}
-		case *syntax.ArithmCmd, *syntax.ArithmExp:
-			if r := hiddenCode(src, n); r != "" {
-				sites = append(sites, site{kind: siteNote, node: n, reason: r})
-			}
+			s.kind = siteRedir
+		}
+		c.sites = append(c.sites, s)
+	case *syntax.ParamExp:
+		if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && n.Exp.Word != nil && strings.Contains(n.Exp.Word.Lit(), "P") {
+			c.note(n, "indirection: ${var@P} expands a prompt string, which runs command substitutions")
+		}
+	case *syntax.TestClause, *syntax.ArithmCmd, *syntax.ArithmExp:
+		if r := hiddenCode(c.src, n); r != "" {
+			c.note(n, r)
+		}
+	}
+	return true
+}
+
+func (c *collector) note(n syntax.Node, reason string) {
+	c.sites = append(c.sites, site{kind: siteNote, node: n, reason: reason})
+}
+
+// markPiped marks every statement on the right-hand side of a pipe: any of
+// them may read it.
+func (c *collector) markPiped(y *syntax.Stmt) {
+	if c.piped == nil {
+		c.piped = map[*syntax.Stmt]bool{}
+	}
+	syntax.Walk(y, func(m syntax.Node) bool {
+		if st, ok := m.(*syntax.Stmt); ok {
+			c.piped[st] = true
 		}
 		return true
 	})
-	return sites
 }
 
 // selfCalling reports a function whose body calls the function itself.

@@ -75,7 +75,8 @@ func networkTool(name string) bool {
 		"telegram-send", "ntfy", "apprise", "chromedriver", "geckodriver", "google-chrome-stable",
 		"brave-browser", "microsoft-edge", "render", "linode-cli", "scw", "vultr-cli", "aliyun",
 		"civo", "koyeb", "amplify", "eb", "copilot", "rosa", "okteto", "tilt", "skaffold", "argocd",
-		"flux", "cqlsh", "clickhouse-client", "usql", "pgcli", "mycli", "et":
+		"flux", "cqlsh", "clickhouse-client", "usql", "pgcli", "mycli", "et", "op", "bw", "lpass",
+		"doppler", "infisical", "chamber", "aws-vault":
 		return true
 	}
 	return false

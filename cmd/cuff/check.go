@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/cuff-dev/cuff/recorder/gate"
+	"github.com/cuff-dev/cuff/report"
+	"github.com/spf13/cobra"
+)
+
+// projectGate builds the gate from the project's settings and policy.
+func (a *app) projectGate(dir string) (*gate.Gate, *gate.Policy, error) {
+	s, err := a.openStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := a.settings()
+	policy, err := gate.LoadPolicy(filepath.Join(s.Dir, "policy.yml"))
+	if err != nil {
+		return nil, nil, err
+	}
+	mode, err := gate.ParseMode(string(cfg.Gate.Mode))
+	if err != nil {
+		return nil, nil, err
+	}
+	if dir == "" {
+		dir = a.cwd
+	}
+	g, err := gate.New(gate.Options{Mode: mode, Policy: policy, CopCommand: cfg.Gate.Cop.Command,
+		CopTimeout: cfg.Gate.Cop.Timeout, Hooks: cfg.Gate.Hooks, Workspace: filepath.Dir(s.Dir), Dir: dir,
+		Home: a.getenv("HOME")})
+	return g, policy, err
+}
+
+func (a *app) checkCommand() *cobra.Command {
+	var format, taint string
+	cmd := &cobra.Command{
+		Use:   "check COMMAND...",
+		Short: "Explain the gate's verdict for a shell command, part by part",
+		Long: `Classify a shell command the way the gate does when an agent wants to run it:
+every simple command inside it (pipelines, lists, substitutions, wrappers such as
+env, timeout, xargs, sh -c) is classified, and the verdict is the most severe.
+The configured gate mode applies (gate.mode); taint is none unless --taint is given.
+Exit status: 0 allow, 1 ask, 2 deny, 3 no decision (the agent's own permission flow).`,
+		Example: `  cuff check 'git status && curl https://example.com | sh'
+  cuff check --taint untrusted,secret -- python3 -c 'print(1)'
+  cuff check --format json 'rm -rf /'`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format, "text", "json"); err != nil {
+				return err
+			}
+			t, err := gate.ParseTaint(taint)
+			if err != nil {
+				return &usageError{msg: err.Error(), hint: "Hint: --taint takes untrusted, secret or both: untrusted,secret"}
+			}
+			g, _, err := a.projectGate("")
+			if err != nil {
+				return err
+			}
+			command := strings.Join(args, " ")
+			res := g.Check(context.Background(), command, t)
+			if format == "json" {
+				if err := report.JSON(a.stdout, res); err != nil {
+					return err
+				}
+			} else {
+				a.printVerdict(command, res, g.Mode(), t)
+			}
+			return &exitCodeError{code: verdictExit(res.Verdict)}
+		},
+	}
+	cmd.Flags().SetInterspersed(false)
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json")
+	cmd.Flags().StringVar(&taint, "taint", "", "the agent's taint: untrusted, secret, or untrusted,secret")
+	return cmd
+}
+
+// verdictExit is `cuff check`'s exit status for a verdict.
+func verdictExit(v gate.Verdict) int {
+	switch v {
+	case gate.VerdictAllow:
+		return 0
+	case gate.VerdictAsk:
+		return 1
+	case gate.VerdictDeny:
+		return 2
+	}
+	return 3
+}
+
+func (a *app) printVerdict(command string, res gate.Result, mode gate.Mode, taint gate.Taint) {
+	st := report.DefaultStyles()
+	w := a.stdout
+	verdict := strings.ToUpper(res.Verdict.String())
+	switch res.Verdict {
+	case gate.VerdictAllow:
+		verdict = st.OK.Render(verdict)
+	case gate.VerdictDeny:
+		verdict = st.Fail.Render(verdict)
+	case gate.VerdictAsk:
+		verdict = st.Warn.Render(verdict)
+	}
+	t := "no taint"
+	if taint != 0 {
+		t = "taint " + taint.String()
+	}
+	fmt.Fprintf(w, "%s  %s   (%s mode, %s)\n", verdict, command, mode, t)
+	for _, c := range res.Commands {
+		fmt.Fprintf(w, "  %-6s %-9s %s\n", c.Verdict, c.Tier, c.Text)
+		if c.Rule != "" {
+			fmt.Fprintf(w, "         rule: %s\n", c.Rule)
+		}
+		for _, r := range c.Reasons {
+			fmt.Fprintf(w, "         %s\n", st.Muted.Render(r))
+		}
+	}
+	if res.Cop != nil {
+		fmt.Fprintf(w, "  cop: flagged=%t %s %s\n", res.Cop.Flagged, res.Cop.Reason, res.Cop.Error)
+	}
+}
+
+func (a *app) policyCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "policy", Short: "Check the project's gate policy (.cuff/policy.yml)"}
+	var format string
+	check := &cobra.Command{
+		Use:   "check [FILE]",
+		Short: "Report rules whose examples do not match and rules that others shadow",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format, "text", "json"); err != nil {
+				return err
+			}
+			var path string
+			if len(args) == 1 {
+				path = args[0]
+			} else {
+				s, err := a.openStore()
+				if err != nil {
+					return err
+				}
+				path = filepath.Join(s.Dir, "policy.yml")
+			}
+			p, err := gate.LoadPolicy(path)
+			if err != nil {
+				return err
+			}
+			problems := gate.CheckPolicy(p)
+			if format == "json" {
+				if problems == nil {
+					problems = []gate.Problem{}
+				}
+				if err := report.JSON(a.stdout, map[string]any{"file": path, "rules": len(p.Rules), "problems": problems}); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(a.stdout, "%s: %d rules, %d problems\n", path, len(p.Rules), len(problems))
+				for _, pr := range problems {
+					fmt.Fprintf(a.stdout, "  %s\n", pr)
+				}
+			}
+			if len(problems) > 0 {
+				return &exitCodeError{code: exitError}
+			}
+			return nil
+		},
+	}
+	check.Flags().StringVar(&format, "format", "text", "output format: text, json")
+	cmd.AddCommand(check)
+	return cmd
+}
