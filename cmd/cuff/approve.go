@@ -9,9 +9,8 @@ import (
 	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/report"
 	"github.com/cuff-dev/cuff/session"
-	"github.com/cuff-dev/cuff/settings"
+	"github.com/cuff-dev/cuff/workspace"
 	"github.com/cuff-dev/cuff/transcript"
-	"github.com/cuff-dev/cuff/transcript/redact"
 	"github.com/spf13/cobra"
 )
 
@@ -43,24 +42,20 @@ func (a *app) broker() (*approval.Broker, error) {
 // project's redaction, so that a decision is recorded as the project's own
 // events are.
 func (a *app) approvalStore(ref approval.SessionRef) (*session.Store, error) {
-	s := session.Open(ref.Dir)
-	s.Recordings = ref.Recordings
-	s.Warn = func(msg string) { fmt.Fprintf(a.stderr, "warning: %s\n", msg) }
+	warn := func(msg string) { fmt.Fprintf(a.stderr, "warning: %s\n", msg) }
 	if ref.Dir == "" {
+		s := session.Open(ref.Dir)
+		s.Recordings, s.Warn = ref.Recordings, warn
 		return s, nil
 	}
-	cfg, err := settings.Load(settings.ProjectFile(ref.Dir), settings.UserFile(a.getenv))
+	ws, err := workspace.Open(workspace.Env{Dir: ref.Dir, Cwd: ref.Dir, Getenv: a.getenv, Warn: warn})
 	if err != nil {
-		return nil, &settingsError{err: err}
+		return nil, err
 	}
-	if cfg.Redaction.Enabled {
-		r, err := redact.New(redact.Options{Patterns: cfg.Redaction.Patterns})
-		if err != nil {
-			return nil, fmt.Errorf("redaction: %w", err)
-		}
-		s.Redact = func(line []byte) ([]byte, error) { return r.ValidJSON(line), nil }
+	if ref.Recordings != "" {
+		ws.Store.Recordings = ref.Recordings
 	}
-	return s, nil
+	return ws.Store, nil
 }
 
 // approvalRow is a pending request in `cuff approvals --format json`.

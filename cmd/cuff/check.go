@@ -11,30 +11,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// projectGate builds the gate from the project's settings and policy.
-func (a *app) projectGate(dir string) (*gate.Gate, *gate.Policy, error) {
-	s, err := a.openStore()
-	if err != nil {
-		return nil, nil, err
-	}
-	cfg := a.settings()
-	policy, err := gate.LoadPolicy(filepath.Join(s.Dir, "policy.yml"))
-	if err != nil {
-		return nil, nil, err
-	}
-	mode, err := gate.ParseMode(string(cfg.Gate.Mode))
-	if err != nil {
-		return nil, nil, err
-	}
-	if dir == "" {
-		dir = a.cwd
-	}
-	g, err := gate.New(gate.Options{Mode: mode, Policy: policy, CopCommand: cfg.Gate.Cop.Command,
-		CopTimeout: cfg.Gate.Cop.Timeout, Hooks: cfg.Gate.Hooks, Workspace: filepath.Dir(s.Dir), Dir: dir,
-		Home: a.getenv("HOME")})
-	return g, policy, err
-}
-
 func (a *app) checkCommand() *cobra.Command {
 	var format, taint string
 	cmd := &cobra.Command{
@@ -57,7 +33,11 @@ Exit status: 0 allow, 1 ask, 2 deny, 3 no decision (the agent's own permission f
 			if err != nil {
 				return &usageError{msg: err.Error(), hint: "Hint: --taint takes untrusted, secret or both: untrusted,secret"}
 			}
-			g, _, err := a.projectGate("")
+			ws, err := a.openWorkspace()
+			if err != nil {
+				return err
+			}
+			g, err := ws.Gate(a.cwd)
 			if err != nil {
 				return err
 			}

@@ -1,83 +1,27 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-
+	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/recorder/runner"
 	"github.com/cuff-dev/cuff/settings"
-	"github.com/cuff-dev/cuff/transcript/redact"
 )
 
-// loadSettings reads the project's and the user's settings files for the
-// store in dir. A broken file is an error naming its file and line.
-func (a *app) loadSettings(dir string) (*settings.Settings, error) {
-	if a.cfg != nil {
-		return a.cfg, nil
-	}
-	cfg, err := settings.Load(settings.ProjectFile(dir), settings.UserFile(a.getenv))
-	if err != nil {
-		return nil, &settingsError{err: err}
-	}
-	a.cfg = cfg
-	return cfg, nil
-}
-
-// settingsError is a settings file cuff cannot use.
-type settingsError struct{ err error }
-
-func (e *settingsError) Error() string { return e.err.Error() }
-func (e *settingsError) Unwrap() error { return e.err }
-func (e *settingsError) Hint() string {
-	return "Hint: Fix the file, or run 'cuff init --print' to see every key with its default"
-}
-
-// applySettings points the store at the configured recordings directory and
-// wires redaction into every write.
-func (a *app) applySettings(dir string) error {
-	cfg, err := a.loadSettings(dir)
-	if err != nil {
-		return err
-	}
-	if cfg.Recording.Directory != "" && cfg.Recording.Directory != ".cuff/recordings" {
-		a.store.Recordings = cfg.Recording.Dir(filepath.Dir(dir))
-	}
-	if cfg.Redaction.Enabled {
-		r, err := redact.New(redact.Options{Patterns: cfg.Redaction.Patterns})
-		if err != nil {
-			return fmt.Errorf("redaction: %w", err)
-		}
-		a.store.Redact = func(line []byte) ([]byte, error) { return r.ValidJSON(line), nil }
-	}
-	return nil
-}
-
-// settings returns the loaded settings (defaults until a store is opened).
+// settings returns the project's settings (defaults until a store is opened).
 func (a *app) settings() *settings.Settings {
-	if a.cfg == nil {
+	if a.ws == nil {
 		return settings.Defaults()
 	}
-	return a.cfg
+	return a.ws.Settings
 }
 
 // stateDir is the per-user state directory: $CUFF_STATE_DIR, else
-// $XDG_STATE_HOME/cuff, else ~/.local/state/cuff.
+// $XDG_STATE_HOME/cuff, else ~/.local/state/cuff ("" without a home).
 func (a *app) stateDir() string {
-	if d := a.getenv("CUFF_STATE_DIR"); d != "" {
-		return d
-	}
-	if d := a.getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "cuff")
-	}
-	home := a.getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	if home == "" {
+	d, err := approval.StateDir(a.getenv)
+	if err != nil {
 		return ""
 	}
-	return filepath.Join(home, ".local", "state", "cuff")
+	return d
 }
 
 // runnerEnv turns the environment settings into the runner's terms.

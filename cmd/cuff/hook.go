@@ -10,10 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/recorder/claudehook"
-	"github.com/cuff-dev/cuff/recorder/gate"
-	"github.com/cuff-dev/cuff/session"
 	"github.com/spf13/cobra"
 )
 
@@ -110,40 +107,20 @@ func (a *app) runClaudeHook(ctx context.Context) {
 // claudeHandler builds the hook handler from the project's settings and
 // policy, and how long one call may take.
 func (a *app) claudeHandler(in *claudehook.Input) (*claudehook.Handler, time.Duration, error) {
-	s, err := a.openStore()
+	ws, err := a.openWorkspace()
 	if err != nil {
 		return nil, 0, err
 	}
-	cfg := a.settings()
-	root := filepath.Dir(s.Dir)
-	policy, err := gate.LoadPolicy(filepath.Join(s.Dir, "policy.yml"))
+	g, err := ws.Gate(in.Cwd)
 	if err != nil {
 		return nil, 0, err
 	}
-	mode, err := gate.ParseMode(string(cfg.Gate.Mode))
+	b, err := ws.Broker()
 	if err != nil {
 		return nil, 0, err
 	}
-	g, err := gate.New(gate.Options{Mode: mode, Policy: policy, CopCommand: cfg.Gate.Cop.Command,
-		CopTimeout: cfg.Gate.Cop.Timeout, Hooks: cfg.Gate.Hooks, Workspace: root, Dir: in.Cwd, Home: a.getenv("HOME")})
-	if err != nil {
-		return nil, 0, err
-	}
-	state := a.stateDir()
-	if state == "" {
-		return nil, 0, errors.New("no state directory: set HOME or CUFF_STATE_DIR")
-	}
-	b := approval.New(state)
-	b.Timeout = cfg.Approvals.Timeout
-	b.OpenStore = func(ref approval.SessionRef) (*session.Store, error) {
-		st := session.Open(ref.Dir)
-		if ref.Recordings != "" {
-			st.Recordings = ref.Recordings
-		}
-		st.Redact = s.Redact
-		return st, nil
-	}
-	h := claudehook.New(claudehook.Options{Store: s, Gate: g, Broker: b, StateDir: state,
+	cfg := ws.Settings
+	h := claudehook.New(claudehook.Options{Store: ws.Store, Gate: g, Broker: b, StateDir: b.Dir,
 		NoWatcher: string(cfg.Approvals.NoWatcher), CuffVersion: Version})
 	return h, cfg.Approvals.Timeout + hookGrace/2, nil
 }

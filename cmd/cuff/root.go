@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/charmbracelet/colorprofile"
 	"github.com/cuff-dev/cuff/applog"
 	"github.com/cuff-dev/cuff/session"
-	"github.com/cuff-dev/cuff/settings"
+	"github.com/cuff-dev/cuff/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -37,8 +36,8 @@ type app struct {
 	noColor bool
 	cwd     string // where to look for the store; "" means the working directory
 
+	ws    *workspace.Workspace
 	store *session.Store
-	cfg   *settings.Settings
 	log   *applog.Log
 }
 
@@ -52,39 +51,30 @@ func (a *app) getenv(key string) string {
 	return ""
 }
 
-// openStore locates the project's store (--dir, CUFF_DIR, else walking up
-// from the working directory).
-func (a *app) openStore() (*session.Store, error) {
-	if a.store != nil {
-		return a.store, nil
+// openWorkspace resolves the project's store and settings (--dir,
+// CUFF_DIR, else walking up from the working directory), once.
+func (a *app) openWorkspace() (*workspace.Workspace, error) {
+	if a.ws != nil {
+		return a.ws, nil
 	}
-	explicit := a.dir
-	if explicit == "" {
-		explicit = a.getenv("CUFF_DIR")
-	}
-	cwd := a.cwd
-	if cwd == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("working directory: %w", err)
-		}
-		cwd = wd
-	}
-	dir, err := session.Locate(explicit, cwd)
+	ws, err := workspace.Open(workspace.Env{Dir: a.dir, Cwd: a.cwd, Getenv: a.getenv, Warn: func(msg string) {
+		fmt.Fprintf(a.stderr, "warning: %s\n", msg)
+		a.logger().Warn(msg)
+	}})
 	if err != nil {
 		return nil, err
 	}
-	s := session.Open(dir)
-	s.Warn = func(msg string) {
-		fmt.Fprintf(a.stderr, "warning: %s\n", msg)
-		a.logger().Warn(msg)
-	}
-	a.store = s
-	if err := a.applySettings(dir); err != nil {
-		a.store = nil
+	a.ws, a.store = ws, ws.Store
+	return ws, nil
+}
+
+// openStore is the project's store (see openWorkspace).
+func (a *app) openStore() (*session.Store, error) {
+	ws, err := a.openWorkspace()
+	if err != nil {
 		return nil, err
 	}
-	return s, nil
+	return ws.Store, nil
 }
 
 // logger is cuff's own structured log in .cuff/logs/cuff.log, opened on

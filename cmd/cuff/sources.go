@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -17,52 +15,13 @@ import (
 // sessions it has not counted before; the rest show "?" until a later run.
 const fillBudget = 3 * time.Second
 
-// foreignSources are the agents' own transcript folders that the settings
-// switch on: Claude Code ($CLAUDE_CONFIG_DIR, else ~/.claude) and Codex
-// ($CODEX_HOME, else ~/.codex). Their listing caches live in the user state
-// directory.
+// foreignSources are the agents' transcript folders the settings switch on.
 func (a *app) foreignSources() []*session.FolderSource {
-	cfg := a.settings()
-	home := a.getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
+	ws, err := a.openWorkspace()
+	if err != nil {
+		return nil
 	}
-	cache := func(name string) string {
-		if d := a.stateDir(); d != "" {
-			return filepath.Join(d, "sources", name+".json")
-		}
-		return ""
-	}
-	var out []*session.FolderSource
-	if cfg.Sources.Claude {
-		dir := a.getenv("CLAUDE_CONFIG_DIR")
-		if dir == "" && home != "" {
-			dir = filepath.Join(home, ".claude")
-		}
-		if dir != "" {
-			out = append(out, session.ClaudeSource(dir, cache(session.ClaudeSourceName)))
-		}
-	}
-	if cfg.Sources.Codex {
-		dir := a.getenv("CODEX_HOME")
-		if dir == "" && home != "" {
-			dir = filepath.Join(home, ".codex")
-		}
-		if dir != "" {
-			out = append(out, session.CodexSource(dir, cache(session.CodexSourceName)))
-		}
-	}
-	return out
-}
-
-// sources are every place sessions come from: the project's store first,
-// then the foreign folders the settings switch on.
-func (a *app) sources(s *session.Store) []session.Source {
-	out := []session.Source{s.Source()}
-	for _, f := range a.foreignSources() {
-		out = append(out, f)
-	}
-	return out
+	return ws.ForeignSources()
 }
 
 // sourceNames are the values --source takes.

@@ -1,0 +1,192 @@
+// Package workspace resolves where cuff works for one command: the
+// project's store with its settings and redaction, the per-user state
+// directory, the agents' transcript folders, and the project's gate. The
+// command-line front ends (cuff and cuff-tui) share it.
+package workspace
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/cuff-dev/cuff/recorder/approval"
+	"github.com/cuff-dev/cuff/recorder/gate"
+	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/settings"
+	"github.com/cuff-dev/cuff/transcript/redact"
+)
+
+// Env is what a workspace is resolved from.
+type Env struct {
+	// Dir is an explicit .cuff directory (--dir), or a folder holding one;
+	// empty means $CUFF_DIR, else found from Cwd.
+	Dir string
+	// Cwd is where to look for the store; empty means the working directory.
+	Cwd string
+	// Getenv reads the environment (os.Getenv outside tests).
+	Getenv func(string) string
+	// Warn receives problems repaired on the way (a rebuilt index).
+	Warn func(string)
+}
+
+// Workspace is a resolved project store and its configuration.
+type Workspace struct {
+	Store    *session.Store
+	Settings *settings.Settings
+	env      Env
+}
+
+// Open finds the project's store and loads its settings (project file over
+// user file). A broken settings file is a *SettingsError.
+func Open(env Env) (*Workspace, error) {
+	if env.Getenv == nil {
+		env.Getenv = os.Getenv
+	}
+	explicit := env.Dir
+	if explicit == "" {
+		explicit = env.Getenv("CUFF_DIR")
+	}
+	cwd := env.Cwd
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("working directory: %w", err)
+		}
+		cwd = wd
+	}
+	dir, err := session.Locate(explicit, cwd)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := settings.Load(settings.ProjectFile(dir), settings.UserFile(env.Getenv))
+	if err != nil {
+		return nil, &SettingsError{Err: err}
+	}
+	s := session.Open(dir)
+	s.Warn = env.Warn
+	if cfg.Recording.Directory != "" && cfg.Recording.Directory != ".cuff/recordings" {
+		s.Recordings = cfg.Recording.Dir(filepath.Dir(dir))
+	}
+	if cfg.Redaction.Enabled {
+		r, err := redact.New(redact.Options{Patterns: cfg.Redaction.Patterns})
+		if err != nil {
+			return nil, fmt.Errorf("redaction: %w", err)
+		}
+		s.Redact = func(line []byte) ([]byte, error) { return r.ValidJSON(line), nil }
+	}
+	return &Workspace{Store: s, Settings: cfg, env: env}, nil
+}
+
+// SettingsError is a settings file cuff cannot use.
+type SettingsError struct{ Err error }
+
+func (e *SettingsError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the settings error.
+func (e *SettingsError) Unwrap() error { return e.Err }
+
+// Hint tells the way out.
+func (e *SettingsError) Hint() string {
+	return "Hint: Fix the file, or run 'cuff init --print' to see every key with its default"
+}
+
+// Root is the project folder: the one that holds .cuff.
+func (w *Workspace) Root() string { return filepath.Dir(w.Store.Dir) }
+
+// Getenv reads the workspace's environment.
+func (w *Workspace) Getenv(key string) string { return w.env.Getenv(key) }
+
+// StateDir is the per-user state directory ("" when there is no home).
+func (w *Workspace) StateDir() string {
+	d, err := approval.StateDir(w.env.Getenv)
+	if err != nil {
+		return ""
+	}
+	return d
+}
+
+// home is the user's home directory.
+func (w *Workspace) home() string {
+	if h := w.env.Getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// ForeignSources are the agents' transcript folders the settings switch on:
+// Claude Code ($CLAUDE_CONFIG_DIR, else ~/.claude) and Codex ($CODEX_HOME,
+// else ~/.codex), with their listing caches in the state directory.
+func (w *Workspace) ForeignSources() []*session.FolderSource {
+	cache := func(name string) string {
+		if d := w.StateDir(); d != "" {
+			return filepath.Join(d, "sources", name+".json")
+		}
+		return ""
+	}
+	home := w.home()
+	dirOf := func(env, dot string) string {
+		if d := w.env.Getenv(env); d != "" {
+			return d
+		}
+		if home == "" {
+			return ""
+		}
+		return filepath.Join(home, dot)
+	}
+	var out []*session.FolderSource
+	if d := dirOf("CLAUDE_CONFIG_DIR", ".claude"); w.Settings.Sources.Claude && d != "" {
+		out = append(out, session.ClaudeSource(d, cache(session.ClaudeSourceName)))
+	}
+	if d := dirOf("CODEX_HOME", ".codex"); w.Settings.Sources.Codex && d != "" {
+		out = append(out, session.CodexSource(d, cache(session.CodexSourceName)))
+	}
+	return out
+}
+
+// Sources are every place sessions come from: the project's store first,
+// then the foreign folders the settings switch on.
+func (w *Workspace) Sources() []session.Source {
+	out := []session.Source{w.Store.Source()}
+	for _, f := range w.ForeignSources() {
+		out = append(out, f)
+	}
+	return out
+}
+
+// Broker is the approval broker in the state directory, recording
+// decisions with the project's redaction.
+func (w *Workspace) Broker() (*approval.Broker, error) {
+	dir := w.StateDir()
+	if dir == "" {
+		return nil, fmt.Errorf("no state directory: set HOME or CUFF_STATE_DIR")
+	}
+	b := approval.New(dir)
+	b.Timeout = w.Settings.Approvals.Timeout
+	redactFn := w.Store.Redact
+	b.OpenStore = func(ref approval.SessionRef) (*session.Store, error) {
+		st := session.Open(ref.Dir)
+		if ref.Recordings != "" {
+			st.Recordings = ref.Recordings
+		}
+		st.Redact = redactFn
+		return st, nil
+	}
+	return b, nil
+}
+
+// Gate builds the gate from the settings and .cuff/policy.yml, for commands
+// run in dir ("" means the project root).
+func (w *Workspace) Gate(dir string) (*gate.Gate, error) {
+	policy, err := gate.LoadPolicy(filepath.Join(w.Store.Dir, "policy.yml"))
+	if err != nil {
+		return nil, err
+	}
+	cfg := w.Settings
+	mode, err := gate.ParseMode(string(cfg.Gate.Mode))
+	if err != nil {
+		return nil, err
+	}
+	return gate.New(gate.Options{Mode: mode, Policy: policy, CopCommand: cfg.Gate.Cop.Command,
+		CopTimeout: cfg.Gate.Cop.Timeout, Hooks: cfg.Gate.Hooks, Workspace: w.Root(), Dir: dir, Home: w.home()})
+}
