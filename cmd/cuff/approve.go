@@ -9,8 +9,8 @@ import (
 	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/report"
 	"github.com/cuff-dev/cuff/session"
-	"github.com/cuff-dev/cuff/workspace"
 	"github.com/cuff-dev/cuff/transcript"
+	"github.com/cuff-dev/cuff/workspace"
 	"github.com/spf13/cobra"
 )
 
