@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+
+	"github.com/cuff-dev/cuff/transcript"
 )
 
 // Format names an export format.
@@ -169,6 +171,17 @@ func (c *chunkReader) next() (chunk, tail []byte, err error) {
 			return nil, nil, err
 		}
 	}
+}
+
+// WriteEvent writes one decoded event (of a foreign transcript, say),
+// encoded as cuff writes events.
+func (rw *RawWriter) WriteEvent(ev *transcript.Event) error {
+	line, err := ev.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	rw.writeLine(line)
+	return nil
 }
 
 func (rw *RawWriter) writeLine(line []byte) {

@@ -336,6 +336,9 @@ func (a *app) recordExportCommand() *cobra.Command {
 				if since != "" {
 					return &usageError{msg: "--since goes with 'all'", hint: "Hint: Use 'cuff record export all --since 7d'"}
 				}
+				if strings.Contains(args[0], ":") { // claude:<uuid>, codex:<uuid>
+					return a.exportForeign(cmd.Context(), args[0], export.Format(format), output)
+				}
 				m, err := s.Find(args[0])
 				if err != nil {
 					return err

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/cuff-dev/cuff/export"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 )
@@ -135,4 +137,60 @@ func (a *app) resolveSession(ctx context.Context, id string) (session.Info, func
 		}
 	}
 	return session.Info{}, nil, &session.NotFoundError{ID: id}
+}
+
+// exportForeign exports one Claude Code or Codex session, decoded from its
+// transcript, in any export format.
+func (a *app) exportForeign(ctx context.Context, id string, format export.Format, output string) error {
+	info, read, err := a.resolveSession(ctx, id)
+	if err != nil {
+		return err
+	}
+	reader := func(_ string, fn func(*transcript.Event) error) (transcript.ReadStats, error) {
+		return transcript.ReadStats{}, read(fn)
+	}
+	write := func(fn func(io.Writer) error) error {
+		if output == "" || output == "-" {
+			return fn(a.stdout.Forward)
+		}
+		return a.writeOutput(output, fn)
+	}
+	switch format {
+	case export.FormatJSON, export.FormatJSONL:
+		return write(func(w io.Writer) error {
+			rw, err := export.NewRawWriter(w, format)
+			if err != nil {
+				return err
+			}
+			if err := read(rw.WriteEvent); err != nil {
+				return err
+			}
+			_, err = rw.Close()
+			return err
+		})
+	case export.FormatSQLite:
+		db, err := export.NewSQLiteWriter(ctx, output)
+		if err != nil {
+			return err
+		}
+		_, err = export.WriteSessions(ctx, db, []session.Info{info}, reader)
+		return err
+	}
+	return write(func(w io.Writer) error {
+		var sink export.Sink
+		var err error
+		switch format {
+		case export.FormatCSV:
+			sink, err = export.NewCSVWriter(w)
+		case export.FormatHTML:
+			sink, err = export.NewHTMLWriter(w, export.HTMLOptions{Location: time.Local})
+		default:
+			sink = export.NewMarkdownSink(w, export.MarkdownOptions{Location: time.Local})
+		}
+		if err != nil {
+			return err
+		}
+		_, err = export.WriteSessions(ctx, sink, []session.Info{info}, reader)
+		return err
+	})
 }

@@ -74,6 +74,14 @@ func TestRecordListForeignSources(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "Title: the tests fail on CI") || !strings.Contains(r.stdout, "Entries:") {
 		t.Errorf("show foreign:\n%+v", r)
 	}
+	r = run("record", "export", "claude:11111111-2222-4333-8444-555555555555", "--format", "jsonl")
+	if lines := strings.Count(r.stdout, "\n"); r.code != 0 || lines < 5 || !strings.Contains(r.stdout, `"session_id":"claude:11111111`) {
+		t.Errorf("export foreign jsonl: %d lines %+v", lines, r)
+	}
+	r = run("record", "export", "codex:0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee", "--format", "markdown")
+	if r.code != 0 || !strings.Contains(r.stdout, "#") {
+		t.Errorf("export foreign markdown: %+v", r)
+	}
 	r = run("record", "show", "claude:00000000-0000-4000-8000-000000000000")
 	if r.code == 0 || !strings.Contains(r.stderr, "not found") {
 		t.Errorf("missing foreign: %+v", r)
