@@ -171,7 +171,7 @@ tool calls, sub-agent delegations and bash runs, as JSONL sessions under .cuff/.
 		a.scriptsCommand(), a.initCommand(), a.metricsCommand(), a.healthCommand())
 	root.AddCommand(a.tuiCommands()...)
 	root.AddCommand(a.approvalCommands()...)
-	root.AddCommand(a.importCommand(), a.hookCommand(), a.checkCommand(), a.policyCommand())
+	root.AddCommand(a.importCommand(), a.hookCommand(), a.checkCommand(), a.policyCommand(), a.mcpCommand())
 	return root
 }
 
