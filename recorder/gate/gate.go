@@ -11,7 +11,6 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
-	policyasset "github.com/cuff-dev/cuff/assets/policy"
 )
 
 // Limits that keep the classifier fast and bounded on hostile input.
@@ -101,9 +100,9 @@ func New(opts Options) (*Gate, error) {
 		g.cop = &CommandCop{Command: opts.CopCommand, Timeout: opts.CopTimeout}
 	}
 	if !opts.NoBuiltin {
-		b, err := ParsePolicy("built-in policy", policyasset.Default())
+		b, err := builtinPolicy()
 		if err != nil {
-			return nil, fmt.Errorf("load built-in policy: %w", err)
+			return nil, err
 		}
 		g.builtin = b
 	}
