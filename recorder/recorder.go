@@ -274,4 +274,3 @@ func hostInfo() *transcript.Host {
 	h.Hostname, _ = os.Hostname()
 	return h
 }
-

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
-
 )
 
 // Limits that keep the classifier fast and bounded on hostile input.
