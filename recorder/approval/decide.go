@@ -133,6 +133,9 @@ func (b *Broker) Decide(id string, ans Answer) (*Decision, error) {
 		}
 	}
 	recErr := b.record(r, r.DecisionEvent(d))
+	if recErr == nil {
+		b.markRecorded(d)
+	}
 	if applyErr != nil {
 		if recErr != nil {
 			b.warn("%v", recErr)
@@ -195,7 +198,21 @@ func (b *Broker) expire(r *Request) (*Decision, error) {
 	if won == d {
 		if err := b.record(r, r.DecisionEvent(d)); err != nil {
 			b.warn("%v", err)
+		} else {
+			b.markRecorded(d)
 		}
 	}
 	return won, nil
+}
+
+// markRecorded rewrites a won decision to say its event is in the session.
+func (b *Broker) markRecorded(d *Decision) {
+	d.Recorded = true
+	data, err := encode(d)
+	if err == nil {
+		err = writeAtomic(b.decidedPath(d.RequestID), data)
+	}
+	if err != nil {
+		b.warn("mark decision %s recorded: %v", d.RequestID, err)
+	}
 }

@@ -98,6 +98,9 @@ type Decision struct {
 	RuleAdded string    `json:"rule_added,omitempty"`
 	DecidedAt time.Time `json:"decided_at"`
 	PID       int       `json:"pid,omitempty"`
+	// Recorded is set once the decider has written the approval_decision
+	// event, so a waiter records what follows after it.
+	Recorded bool `json:"recorded,omitempty"`
 }
 
 // Approved reports whether the command may run.

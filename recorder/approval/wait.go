@@ -81,6 +81,10 @@ func (n *notifier) close() {
 	<-n.do
 }
 
+// recordWait bounds how long Wait waits for a decider to record its
+// decision event.
+const recordWait = 2 * time.Second
+
 // Wait blocks until request id is decided and returns the decision. When
 // the request expires first, it is decided as a timeout (by "timeout",
 // recorded once however many wait) and that decision is returned; a timeout
@@ -104,9 +108,20 @@ func (b *Broker) Wait(ctx context.Context, id string) (*Decision, error) {
 	tick := time.NewTicker(b.poll())
 	defer tick.Stop()
 	want := id + ".json"
+	var seen time.Time // when an unrecorded decision was first seen
 	for {
 		if d := b.Decision(id); d != nil {
-			return d, nil
+			// Return once the decision event is in the session, so that what
+			// the requester records next comes after it; a decider that died
+			// before recording is not waited for long.
+			if d.Recorded || d.PID <= 0 || !alive(d.PID) {
+				return d, nil
+			}
+			if seen.IsZero() {
+				seen = time.Now()
+			} else if time.Since(seen) > recordWait {
+				return d, nil
+			}
 		}
 		if !b.now().Before(r.ExpiresAt) {
 			return b.expire(r)
