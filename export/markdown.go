@@ -218,19 +218,23 @@ func (m *mdWriter) node(n *mdNode, prefix string) {
 	}
 }
 
-var roleHeadings = map[string]string{
-	transcript.RoleUser:      "👤 User",
-	transcript.RoleAssistant: "🤖 Assistant",
-	transcript.RoleSystem:    "⚙️ System",
-	transcript.RoleDeveloper: "🛠️ Developer",
+// roleHeading is how a chat turn's role is titled.
+func roleHeading(role string) string {
+	switch role {
+	case transcript.RoleUser:
+		return "👤 User"
+	case transcript.RoleAssistant:
+		return "🤖 Assistant"
+	case transcript.RoleSystem:
+		return "⚙️ System"
+	case transcript.RoleDeveloper:
+		return "🛠️ Developer"
+	}
+	return "💬 " + plain(role)
 }
 
 func (m *mdWriter) chatTurn(ev *transcript.Event, b *transcript.ChatTurn, prefix string) {
-	role := roleHeadings[b.Role]
-	if role == "" {
-		role = "💬 " + plain(b.Role)
-	}
-	parts := []string{role, m.clock(ev.TS)}
+	parts := []string{roleHeading(b.Role), m.clock(ev.TS)}
 	if b.Model != "" {
 		parts = append(parts, plain(b.Model))
 	}
@@ -586,115 +590,4 @@ func (m *mdWriter) fenced(prefix, lang, name, content string) {
 		m.line(prefix, "</details>")
 		m.line(prefix, "")
 	}
-}
-
-// header writes the title and the session's metadata table.
-func (m *mdWriter) header(events []*transcript.Event, t *mdTree) {
-	id := ""
-	var first, last time.Time
-	var c transcript.Counts
-	for _, ev := range events {
-		if id == "" {
-			id = ev.SessionID
-		}
-		if !ev.TS.IsZero() {
-			if first.IsZero() || ev.TS.Before(first) {
-				first = ev.TS
-			}
-			if ev.TS.After(last) {
-				last = ev.TS
-			}
-		}
-		c.Events++
-		switch b := ev.Body.(type) {
-		case *transcript.ChatTurn:
-			c.Turns++
-		case *transcript.ToolCall:
-			c.ToolCalls++
-		case *transcript.BashRun:
-			c.Commands++
-			if b.Failed() {
-				c.Failures++
-			}
-		case *transcript.ToolResult:
-			if b.IsError {
-				c.Failures++
-			}
-		case *transcript.ApprovalRequest:
-			c.Approvals++
-		}
-	}
-	var start *transcript.SessionStart
-	if t.start != nil {
-		start, _ = t.start.Body.(*transcript.SessionStart)
-	}
-	title := "Session " + oneLine(id, 0)
-	if start != nil && start.Title != "" {
-		title = plain(oneLine(start.Title, 120))
-	}
-	m.line("", "# "+title)
-	m.line("", "")
-	rows := [][2]string{{"Session", inlineCode(id)}}
-	if start != nil {
-		if start.Agent != "" {
-			agent := plain(start.Agent)
-			if start.Source != "" {
-				agent += " (source: " + plain(start.Source) + ")"
-			}
-			rows = append(rows, [2]string{"Agent", agent})
-		}
-		if start.WorkingDirectory != "" {
-			rows = append(rows, [2]string{"Working directory", inlineCode(start.WorkingDirectory)})
-		}
-		if g := start.Git; g != nil && (g.Branch != "" || g.SHA != "") {
-			git := plain(g.Branch)
-			if g.SHA != "" {
-				git = strings.TrimSpace(git + " @ " + inlineCode(shortSHA(g.SHA)))
-			}
-			rows = append(rows, [2]string{"Git", git})
-		}
-		if h := start.Host; h != nil && h.OS != "" {
-			host := plain(h.OS + "/" + h.Arch)
-			if h.Hostname != "" {
-				host += " on " + plain(h.Hostname)
-			}
-			rows = append(rows, [2]string{"Host", host})
-		}
-		if start.CuffVersion != "" {
-			rows = append(rows, [2]string{"cuff", plain(start.CuffVersion)})
-		}
-	}
-	if !first.IsZero() {
-		rows = append(rows, [2]string{"Started", first.In(m.opts.Location).Format("2006-01-02 15:04:05 MST")})
-		m.day = first.In(m.opts.Location).Format("2006-01-02")
-	}
-	if t.end != nil {
-		status := ""
-		if b, ok := t.end.Body.(*transcript.SessionEnd); ok {
-			status = " (" + plain(b.Status) + ")"
-		}
-		rows = append(rows, [2]string{"Ended", t.end.TS.In(m.opts.Location).Format("2006-01-02 15:04:05 MST") + status})
-	} else {
-		rows = append(rows, [2]string{"Ended", "not yet (the session was still open)"})
-	}
-	if !first.IsZero() {
-		rows = append(rows, [2]string{"Duration", FormatDuration(last.Sub(first).Milliseconds())})
-	}
-	summary := fmt.Sprintf("%s · %s · %s · %s", plural(int(c.Events), "event"), plural(int(c.Turns), "turn"),
-		plural(int(c.ToolCalls), "tool call"), plural(int(c.Commands), "command"))
-	if c.Failures > 0 {
-		summary += fmt.Sprintf(" · ❌ %s", plural(int(c.Failures), "failure"))
-	}
-	if c.Approvals > 0 {
-		summary += " · " + plural(int(c.Approvals), "approval")
-	}
-	rows = append(rows, [2]string{"Events", summary})
-	m.line("", "| | |")
-	m.line("", "|---|---|")
-	for _, r := range rows {
-		m.line("", fmt.Sprintf("| **%s** | %s |", r[0], strings.ReplaceAll(r[1], "|", `\|`)))
-	}
-	m.line("", "")
-	m.line("", "---")
-	m.line("", "")
 }

@@ -1,0 +1,222 @@
+// Package tui is cuff's terminal UI: the session list, the session view
+// with live follow, search and export, and the approval prompt. One root
+// Model owns the pages and the dialog stack and routes every message.
+package tui
+
+import (
+	"context"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/tui/browser"
+	"github.com/cuff-dev/cuff/tui/dialog"
+	"github.com/cuff-dev/cuff/tui/feed"
+	"github.com/cuff-dev/cuff/tui/keys"
+	"github.com/cuff-dev/cuff/tui/styles"
+	"github.com/cuff-dev/cuff/tui/viewer"
+)
+
+// Timings of the UI.
+const (
+	tickInterval    = 100 * time.Millisecond
+	refreshInterval = 2 * time.Second
+	toastDuration   = 5 * time.Second
+	// popWindow: an undecided approval request younger than this (with no
+	// expiry of its own) pops its prompt up on its own.
+	popWindow = 10 * time.Minute
+)
+
+// Mode is what the TUI starts with.
+type Mode int
+
+const (
+	// ModeBrowse starts on the session list.
+	ModeBrowse Mode = iota
+	// ModeWatch follows one session: Options.Watch, or the newest live
+	// session (waiting for one to start when there is none).
+	ModeWatch
+)
+
+// Decision is a person's answer to an approval request.
+type Decision struct {
+	Approve bool
+	Scope   string // once, session, always (approvals only)
+	Reason  string
+}
+
+// Approver answers approval requests from the UI. Without one, requests are
+// shown in the timeline but no prompt is offered.
+type Approver interface {
+	Decide(ctx context.Context, requestID string, d Decision) error
+}
+
+// Options configure the TUI.
+type Options struct {
+	// Context ends the TUI's background work when done.
+	Context context.Context
+	// Sources are where sessions come from, the native store first.
+	Sources []session.Source
+	Mode    Mode
+	// Watch is the session to follow in ModeWatch; nil follows the newest
+	// live one. Set Path (and leave Source empty) for a plain JSONL file.
+	Watch *session.Info
+	// ExportDir is where Ctrl+E writes <id>.md.
+	ExportDir string
+	// Where names the store, for the empty list's message.
+	Where string
+	// Approver answers approval prompts; nil offers none.
+	Approver Approver
+	// ApprovalNote is an extra line in the approval prompt.
+	ApprovalNote string
+	// Now and Location make time deterministic in tests.
+	Now      func() time.Time
+	Location *time.Location
+}
+
+type focus int
+
+const (
+	focusBrowser focus = iota
+	focusViewer
+)
+
+// Model is the root model: the only one that returns a tea.View.
+type Model struct {
+	opts    Options
+	keys    keys.KeyMap
+	st      *styles.Styles
+	focus   focus
+	browser browser.Model
+	viewer  viewer.Model
+	help    help.Model
+	dialogs dialog.Stack
+
+	width, height int
+	open          bool // a session is open in the viewer
+	target        feed.Target
+	feed          *feed.Feed
+	gen           int
+	waiting       bool // watch mode, no live session yet
+	ticking       bool
+	toast         toast
+	answered      map[string]bool // requests answered or put off here
+	started       time.Time
+}
+
+type toast struct {
+	text  string
+	err   bool
+	until time.Time
+}
+
+// New builds the root model.
+func New(opts Options) Model {
+	if opts.Context == nil {
+		opts.Context = context.Background()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Location == nil {
+		opts.Location = time.Local
+	}
+	km := keys.DefaultKeyMap()
+	st := styles.New(true)
+	h := help.New()
+	h.Styles = st.Help
+	m := Model{
+		opts: opts, keys: km, st: st, help: h,
+		browser:  browser.New(st, km.Browser, opts.Location, opts.Now, opts.Where),
+		viewer:   viewer.New(st, km, opts.Location, opts.Now),
+		answered: map[string]bool{},
+		started:  opts.Now(),
+	}
+	m.viewer.SetCanAnswer(opts.Approver != nil)
+	return m
+}
+
+// Init asks for the background colour and starts the first load.
+func (m Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	switch {
+	case m.opts.Mode == ModeWatch && m.opts.Watch != nil:
+		// Opened on the first message, when the model can be changed.
+		cmds = append(cmds, func() tea.Msg { return openMsg{info: *m.opts.Watch} })
+	default:
+		cmds = append(cmds, browser.List(m.opts.Context, m.opts.Sources), m.refreshTick())
+	}
+	return tea.Batch(cmds...)
+}
+
+// openMsg opens a session named at start-up.
+type openMsg struct{ info session.Info }
+
+type tickMsg struct{}
+
+type refreshMsg struct{}
+
+func (m Model) refreshTick() tea.Cmd {
+	return tea.Tick(refreshInterval, func(time.Time) tea.Msg { return refreshMsg{} })
+}
+
+// ensureTick starts the spinner/toast tick if it is not running.
+func (m *Model) ensureTick() tea.Cmd {
+	if m.ticking {
+		return nil
+	}
+	m.ticking = true
+	return tea.Tick(tickInterval, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+func (m *Model) showToast(text string, isErr bool) tea.Cmd {
+	m.toast = toast{text: text, err: isErr, until: m.opts.Now().Add(toastDuration)}
+	return m.ensureTick()
+}
+
+// sourceNamed finds a source by name.
+func (m Model) sourceNamed(name string) session.Source {
+	for _, s := range m.opts.Sources {
+		if s.Name() == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// openSession starts showing a session: stops the old feed, starts the new.
+func (m *Model) openSession(info session.Info) tea.Cmd {
+	if m.feed != nil {
+		m.feed.Stop()
+	}
+	m.gen++
+	src := m.sourceNamed(info.Source)
+	t := feed.Target{Source: src, ID: info.ID}
+	if info.Path != "" && (src == nil || info.Source == session.NativeSourceName) {
+		t.Path = info.Path
+	}
+	m.target = t
+	m.feed = feed.New(m.opts.Context, m.gen, t)
+	m.viewer.Open(m.gen, info)
+	m.viewer.SetLive(m.opts.Mode == ModeWatch || info.Live)
+	m.open, m.waiting, m.focus = true, false, focusViewer
+	m.layout()
+	return tea.Batch(m.feed.Run, m.feed.Wait, m.ensureTick())
+}
+
+// layout hands the pages their sizes.
+func (m *Model) layout() {
+	body := max(m.height-1, 1) // the status bar
+	m.viewer.SetSize(m.width, body)
+	m.browser.SetSize(m.width, max(body-1, 1)) // the title line
+	m.help.SetWidth(m.width)
+}
+
+// Quit stops background work; the program ends after it.
+func (m *Model) quit() tea.Cmd {
+	if m.feed != nil {
+		m.feed.Stop()
+	}
+	return tea.Quit
+}

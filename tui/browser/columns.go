@@ -1,0 +1,199 @@
+package browser
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/list"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/cuff-dev/cuff/export"
+	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/tui/common"
+	"github.com/cuff-dev/cuff/tui/styles"
+)
+
+// column is one column of the list: its title, width, whether it is right
+// aligned, how to fill it, and how much it matters (0 most): at narrow
+// widths the columns that matter least are dropped.
+type column struct {
+	title string
+	width int
+	right bool
+	prio  int
+	cell  func(c *columns, info session.Info) string
+}
+
+// columns lays out the list's rows. At narrow widths the columns that
+// matter least are dropped, and the title takes what is left over.
+type columns struct {
+	st    *styles.Styles
+	loc   *time.Location
+	now   func() time.Time
+	width int
+}
+
+const markWidth = 2 // the live mark
+
+// titleMinWidth is the least room worth giving the title column.
+const titleMinWidth = 12
+
+func allColumns() []column {
+	return []column{
+		{title: "ID", width: 29, prio: 0, cell: func(_ *columns, i session.Info) string { return i.ID }},
+		{title: "STARTED", width: 11, prio: 1, cell: func(c *columns, i session.Info) string { return c.started(i.Started) }},
+		{title: "AGENT", width: 12, prio: 7, cell: func(_ *columns, i session.Info) string { return agent(i) }},
+		{title: "TURNS", width: 5, right: true, prio: 6, cell: func(_ *columns, i session.Info) string { return count(i.Turns) }},
+		{title: "CMDS", width: 5, right: true, prio: 3, cell: func(_ *columns, i session.Info) string { return count(i.Commands) }},
+		{title: "FAIL", width: 4, right: true, prio: 4, cell: func(_ *columns, i session.Info) string { return count(i.Failures) }},
+		{title: "DURATION", width: 8, right: true, prio: 5, cell: func(_ *columns, i session.Info) string { return duration(i.Duration) }},
+		{title: "STATUS", width: 11, prio: 2, cell: func(_ *columns, i session.Info) string { return i.Status }},
+	}
+}
+
+func count(n int64) string { return fmt.Sprintf("%d", n) }
+
+func duration(d time.Duration) string {
+	if d <= 0 {
+		return "—"
+	}
+	return export.FormatDuration(d.Milliseconds())
+}
+
+func agent(i session.Info) string {
+	if i.Source != "" && i.Source != session.NativeSourceName && !strings.Contains(i.Agent, i.Source) {
+		if i.Agent == "" {
+			return i.Source
+		}
+		return i.Agent + "/" + i.Source
+	}
+	return i.Agent
+}
+
+// started writes a start time: the time today, else the date.
+func (c *columns) started(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	now := c.now().In(c.loc)
+	lt := t.In(c.loc)
+	if lt.Year() == now.Year() && lt.YearDay() == now.YearDay() {
+		return "today " + lt.Format("15:04")
+	}
+	return lt.Format("01-02 15:04")
+}
+
+// fit picks the columns that fit the width, and the title's width.
+func (c *columns) fit() ([]column, int) {
+	all := allColumns()
+	byPrio := slices.Clone(all)
+	slices.SortFunc(byPrio, func(a, b column) int { return a.prio - b.prio })
+	avail := c.width - markWidth
+	keep := map[string]bool{}
+	for _, col := range byPrio {
+		if avail-col.width-1 < 0 {
+			break
+		}
+		keep[col.title] = true
+		avail -= col.width + 1
+	}
+	var out []column
+	for _, col := range all {
+		if keep[col.title] {
+			out = append(out, col)
+		}
+	}
+	if avail < titleMinWidth {
+		avail = 0
+	}
+	return out, avail
+}
+
+func cell(s string, width int, right bool) string {
+	s = common.Truncate(s, width)
+	pad := strings.Repeat(" ", max(0, width-ansi.StringWidth(s)))
+	if right {
+		return pad + s
+	}
+	return s + pad
+}
+
+func (c *columns) header() string {
+	cols, titleW := c.fit()
+	var b strings.Builder
+	b.WriteString(strings.Repeat(" ", markWidth))
+	for _, col := range cols {
+		b.WriteString(cell(col.title, col.width, col.right))
+		b.WriteByte(' ')
+	}
+	if titleW > 0 {
+		b.WriteString("TITLE")
+	}
+	return c.st.ListHeader.Render(common.Truncate(strings.TrimRight(b.String(), " "), c.width))
+}
+
+func (c *columns) row(info session.Info, selected bool) string {
+	cols, titleW := c.fit()
+	rowStyle := c.st.ListRow
+	if selected {
+		rowStyle = c.st.ListSelected
+	}
+	mark := "  "
+	switch {
+	case selected && info.Live:
+		mark = c.st.Live.Render("●") + c.st.ListSelected.Render("▌")
+	case selected:
+		mark = " " + c.st.ListSelected.Render("▌")
+	case info.Live:
+		mark = c.st.Live.Render("●") + " "
+	}
+	var b strings.Builder
+	b.WriteString(mark)
+	for _, col := range cols {
+		text := cell(common.Sanitize(col.cell(c, info)), col.width, col.right)
+		switch {
+		case col.title == "FAIL" && info.Failures > 0:
+			b.WriteString(c.st.ListFailures.Render(text))
+		case col.title == "STATUS" && info.Live:
+			b.WriteString(c.st.Live.Render(cell("live", col.width, false)))
+		case col.title == "STATUS" || col.title == "STARTED" || col.title == "DURATION":
+			b.WriteString(c.st.ListMuted.Render(text))
+		default:
+			b.WriteString(rowStyle.Render(text))
+		}
+		b.WriteByte(' ')
+	}
+	if titleW > 0 {
+		title := info.Title
+		if title == "" {
+			title = info.WorkingDirectory
+		}
+		b.WriteString(rowStyle.Render(common.OneLine(common.Sanitize(title), titleW)))
+	}
+	return common.Truncate(b.String(), c.width)
+}
+
+// delegate draws one row per session.
+type delegate struct{ cols *columns }
+
+var _ list.ItemDelegate = delegate{}
+
+func (d delegate) Height() int                         { return 1 }
+func (d delegate) Spacing() int                        { return 0 }
+func (d delegate) Update(tea.Msg, *list.Model) tea.Cmd { return nil }
+
+func (d delegate) Render(w io.Writer, m list.Model, index int, li list.Item) {
+	it, ok := li.(item)
+	if !ok {
+		return
+	}
+	io.WriteString(w, d.cols.row(it.info, index == m.Index()))
+}
+
+func filterStyles(st *styles.Styles) textinput.Styles {
+	return textinput.DefaultStyles(st.Dark)
+}

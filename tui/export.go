@@ -1,0 +1,147 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/cuff-dev/cuff/export"
+	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/transcript"
+	"github.com/cuff-dev/cuff/tui/feed"
+)
+
+// Permissions of what an export writes.
+const (
+	exportDirMode  = 0o700
+	exportFileMode = 0o600
+)
+
+// exportedMsg reports where an export went, or why it failed.
+type exportedMsg struct {
+	path string
+	err  error
+}
+
+// exportCmd writes the open session as markdown.
+func (m Model) exportCmd() tea.Cmd {
+	return exportTo(m.opts.Context, m.target, m.viewer.Info().ID, m.opts.ExportDir, m.opts.Location)
+}
+
+// exportInfoCmd writes a session selected in the list.
+func (m Model) exportInfoCmd(info session.Info) tea.Cmd {
+	src := m.sourceNamed(info.Source)
+	t := feed.Target{Source: src, ID: info.ID}
+	if info.Path != "" && (src == nil || info.Source == session.NativeSourceName) {
+		t.Path = info.Path
+	}
+	return exportTo(m.opts.Context, t, info.ID, m.opts.ExportDir, m.opts.Location)
+}
+
+// exportTo returns a command that reads a session again, whole, and writes
+// it as <dir>/<id>.md. It captures values only.
+func exportTo(ctx context.Context, t feed.Target, id, dir string, loc *time.Location) tea.Cmd {
+	return func() tea.Msg {
+		path, err := ExportMarkdown(ctx, t, id, dir, loc)
+		return exportedMsg{path: path, err: err}
+	}
+}
+
+// ExportMarkdown writes the markdown export of a session to dir/<name>.md
+// (through a temporary file and a rename), with times in loc, and returns
+// its path. It is what `cuff record export --format markdown` prints.
+func ExportMarkdown(ctx context.Context, t feed.Target, id, dir string, loc *time.Location) (string, error) {
+	if dir == "" {
+		return "", errors.New("no export directory: run cuff inside a project, or pass --dir")
+	}
+	events, err := readAll(ctx, t)
+	if err != nil {
+		return "", err
+	}
+	name := exportName(id, t.Path)
+	var buf bytes.Buffer
+	if err := export.Markdown(&buf, events, export.MarkdownOptions{Location: loc}); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, exportDirMode); err != nil {
+		return "", fmt.Errorf("create %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+name+".*")
+	if err != nil {
+		return "", fmt.Errorf("write in %s: %w", dir, err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if err := tmp.Chmod(exportFileMode); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return "", fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	path := filepath.Join(dir, name+".md")
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return path, nil
+}
+
+// readAll reads every event of a session, raw bytes included.
+func readAll(ctx context.Context, t feed.Target) ([]*transcript.Event, error) {
+	var events []*transcript.Event
+	collect := func(ev *transcript.Event) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		events = append(events, ev)
+		return nil
+	}
+	switch {
+	case t.Path != "":
+		f, err := os.Open(t.Path)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", t.Path, err)
+		}
+		defer f.Close()
+		if _, err := session.ReadAll(f, collect); err != nil {
+			return nil, fmt.Errorf("read %s: %w", t.Path, err)
+		}
+	case t.Source != nil:
+		if err := t.Source.Read(ctx, t.ID, collect); err != nil {
+			return nil, fmt.Errorf("read session %s: %w", t.ID, err)
+		}
+	default:
+		return nil, errors.New("no session to export")
+	}
+	return events, nil
+}
+
+// exportName is a file name for a session: its id, or its file's name,
+// with anything but letters, digits and ._:- replaced.
+func exportName(id, path string) string {
+	name := id
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	name = strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			return r
+		}
+		return '_'
+	}, name)
+	name = strings.TrimLeft(name, ".")
+	if name == "" {
+		name = "session"
+	}
+	return name
+}

@@ -1,0 +1,177 @@
+package feed
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/transcript"
+	"github.com/cuff-dev/cuff/tui/timeline"
+)
+
+// Tail-first loading: files up to DirectBytes are read whole at once;
+// bigger ones show their last TailLines lines first.
+const (
+	DirectBytes   = 2 << 20
+	TailLines     = 300
+	tailFirstRead = 256 << 10
+	tailMaxRead   = 64 << 20
+	// firstFrameGrace is how long indexing waits after the tail was handed
+	// out, for the first screen to be drawn.
+	firstFrameGrace = 30 * time.Millisecond
+)
+
+// runFile loads a JSONL file tail first, then follows it.
+func (f *Feed) runFile(path string) error {
+	file, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		// Not there yet: Follow waits for it to appear.
+		return session.Follow(f.ctx, path, session.FollowOptions{}, f.followItem)
+	}
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer file.Close()
+	fi, err := file.Stat()
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", path, err)
+	}
+	if fi.IsDir() {
+		return fmt.Errorf("%s is a directory, not a session file", path)
+	}
+	if fi.Size() <= DirectBytes {
+		// Small: read it whole in one go (one batch, one layout), then follow.
+		data := make([]byte, fi.Size())
+		n, err := file.ReadAt(data, 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		data = data[:n]
+		end := bytes.LastIndexByte(data, '\n') + 1
+		f.pushLines(bytes.SplitAfter(data[:end], []byte{'\n'}), true)
+		return session.Follow(f.ctx, path, session.FollowOptions{From: int64(end)}, f.followItem)
+	}
+	start, end, tail, err := readTail(file, fi.Size())
+	if err != nil {
+		return err
+	}
+	if start == 0 {
+		f.pushLines(tail, true)
+		return session.Follow(f.ctx, path, session.FollowOptions{From: end}, f.followItem)
+	}
+	f.mu.Lock()
+	f.pending.Partial = true
+	f.mu.Unlock()
+	f.pushLines(tail, false)
+	indexed := make(chan error, 1)
+	go func() { indexed <- f.indexHead(file, start) }()
+	err = session.Follow(f.ctx, path, session.FollowOptions{From: end}, f.followItem)
+	if ierr := <-indexed; ierr != nil && err == nil && f.ctx.Err() == nil {
+		err = ierr
+	}
+	return err
+}
+
+// readTail reads the last lines of a file: at least TailLines of them, or
+// the whole file, or tailMaxRead bytes, whichever comes first. It returns
+// where the first whole line starts, where the last whole line ends, and
+// the lines between.
+func readTail(file *os.File, size int64) (start, end int64, lines [][]byte, err error) {
+	for chunk := int64(tailFirstRead); ; chunk *= 4 {
+		from := max(0, size-chunk)
+		buf := make([]byte, size-from)
+		if _, err := file.ReadAt(buf, from); err != nil && !errors.Is(err, io.EOF) {
+			return 0, 0, nil, fmt.Errorf("read %s: %w", file.Name(), err)
+		}
+		last := bytes.LastIndexByte(buf, '\n')
+		if last < 0 {
+			if from == 0 {
+				return 0, 0, nil, nil // one unfinished line: follow from the start
+			}
+			continue
+		}
+		body := buf[:last+1]
+		first := 0
+		if from > 0 {
+			i := bytes.IndexByte(body, '\n')
+			if i == len(body)-1 && chunk < tailMaxRead {
+				continue // not even one whole line yet
+			}
+			first = i + 1
+		}
+		body = body[first:]
+		n := bytes.Count(body, []byte{'\n'})
+		if n >= TailLines || from == 0 || chunk >= tailMaxRead {
+			lines := bytes.SplitAfter(body, []byte{'\n'})
+			if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
+				lines = lines[:len(lines)-1]
+			}
+			return from + int64(first), from + int64(last) + 1, lines, nil
+		}
+	}
+}
+
+// pushLines decodes lines and pushes their events. whole tells whether the
+// lines start at the top of the file, so that line numbers are known.
+func (f *Feed) pushLines(lines [][]byte, whole bool) {
+	var events []*transcript.Event
+	var notices []string
+	for i, l := range lines {
+		l = bytes.TrimSpace(l)
+		if len(l) == 0 {
+			continue
+		}
+		ev, err := transcript.Decode(l)
+		if err != nil {
+			n := 0
+			if whole {
+				n = i + 1
+			}
+			notices = append(notices, malformed(n, err))
+			continue
+		}
+		events = append(events, f.lean(ev))
+	}
+	f.push(events, notices...)
+}
+
+// indexHead builds the timeline of the file's first head bytes, the part
+// the tail left out, and hands it over with what was delivered since.
+func (f *Feed) indexHead(file *os.File, head int64) error {
+	select { // the first screen first
+	case <-f.shown:
+		time.Sleep(firstFrameGrace)
+	case <-f.ctx.Done():
+		return nil
+	}
+	tl := timeline.New()
+	rd := transcript.NewReader(io.NewSectionReader(file, 0, head))
+	bad := 0
+	for {
+		if f.ctx.Err() != nil {
+			return nil
+		}
+		ev, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var le *transcript.LineError
+		if errors.As(err, &le) {
+			bad++
+			if bad <= maxNotices {
+				tl.Notice(malformed(le.Line, le.Err))
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("index %s: %w", file.Name(), err)
+		}
+		tl.Add(f.lean(ev))
+	}
+	f.finishFull(tl)
+	return nil
+}

@@ -1,0 +1,209 @@
+// Package keys declares every key binding of the TUI once, grouped by
+// where they work. Each group is a help.KeyMap, so the footer and the ?
+// screen show the keys that work where the focus is.
+package keys
+
+import (
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+)
+
+// KeyMap is all the TUI's bindings.
+type KeyMap struct {
+	Global  Global
+	Browser Browser
+	Viewer  Viewer
+	Search  Search
+	Dialog  Dialog
+}
+
+// Global bindings work everywhere unless a text input has the focus.
+type Global struct {
+	// Interrupt quits from anywhere, dialogs and text inputs included.
+	Interrupt key.Binding
+	Quit      key.Binding
+	Help      key.Binding
+	Switch    key.Binding // tab: list ⇄ session
+	Export    key.Binding
+}
+
+// Browser bindings work in the session list.
+type Browser struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+	Open     key.Binding
+	Filter   key.Binding
+	Clear    key.Binding
+	Refresh  key.Binding
+}
+
+// Viewer bindings work in a session's timeline.
+type Viewer struct {
+	Move       key.Binding // j/k, for the footer only: Up and Down do the moving
+	Up         key.Binding
+	Down       key.Binding
+	PageUp     key.Binding
+	PageDown   key.Binding
+	HalfUp     key.Binding
+	HalfDown   key.Binding
+	Top        key.Binding
+	Bottom     key.Binding
+	Toggle     key.Binding
+	ToggleAll  key.Binding
+	Search     key.Binding
+	Next       key.Binding
+	Prev       key.Binding
+	Filter     key.Binding
+	FilterKind key.Binding // 0-5 pick a filter directly
+	PrevPrompt key.Binding
+	NextPrompt key.Binding
+	Follow     key.Binding
+	Answer     key.Binding // open the prompt of a pending approval
+	Back       key.Binding
+}
+
+// Search bindings work while typing a search.
+type Search struct {
+	Confirm key.Binding
+	Cancel  key.Binding
+}
+
+// Dialog bindings work in the approval prompt.
+type Dialog struct {
+	Approve  key.Binding
+	Session  key.Binding
+	Always   key.Binding
+	Deny     key.Binding
+	Left     key.Binding
+	Right    key.Binding
+	Confirm  key.Binding
+	Later    key.Binding
+	Close    key.Binding
+	Scroll   key.Binding
+	ScrollUp key.Binding
+}
+
+// DefaultKeyMap returns the default bindings.
+func DefaultKeyMap() KeyMap {
+	b := key.NewBinding
+	k, h := key.WithKeys, key.WithHelp
+	return KeyMap{
+		Global: Global{
+			Interrupt: b(k("ctrl+c"), h("ctrl+c", "quit")),
+			Quit:      b(k("q"), h("q", "quit")),
+			Help:      b(k("?"), h("?", "help")),
+			Switch:    b(k("tab"), h("tab", "list/session")),
+			Export:    b(k("ctrl+e"), h("ctrl+e", "export")),
+		},
+		Browser: Browser{
+			Up:       b(k("up", "k"), h("↑/k", "up")),
+			Down:     b(k("down", "j"), h("↓/j", "down")),
+			PageUp:   b(k("pgup", "ctrl+u", "b"), h("pgup", "page up")),
+			PageDown: b(k("pgdown", "ctrl+d", "f", "space"), h("pgdn", "page down")),
+			Top:      b(k("home", "g"), h("g", "newest")),
+			Bottom:   b(k("end", "G"), h("G", "oldest")),
+			Open:     b(k("enter", "l", "right"), h("enter", "open")),
+			Filter:   b(k("/"), h("/", "filter")),
+			Clear:    b(k("esc"), h("esc", "clear filter")),
+			Refresh:  b(k("r", "ctrl+r"), h("r", "refresh")),
+		},
+		Viewer: Viewer{
+			Move:       b(k("j", "k"), h("j/k", "move")),
+			Up:         b(k("up", "k"), h("↑/k", "previous")),
+			Down:       b(k("down", "j"), h("↓/j", "next")),
+			PageUp:     b(k("pgup", "b"), h("pgup/b", "page up")),
+			PageDown:   b(k("pgdown"), h("pgdn", "page down")),
+			HalfUp:     b(k("ctrl+u", "u"), h("ctrl+u", "half page up")),
+			HalfDown:   b(k("ctrl+d", "d"), h("ctrl+d", "half page down")),
+			Top:        b(k("home", "g"), h("g", "top")),
+			Bottom:     b(k("end", "G"), h("G", "bottom")),
+			Toggle:     b(k("enter", "space"), h("enter", "expand")),
+			ToggleAll:  b(k("e"), h("e", "expand all")),
+			Search:     b(k("/"), h("/", "search")),
+			Next:       b(k("n"), h("n/N", "next/prev match")),
+			Prev:       b(k("N"), h("N", "previous match")),
+			Filter:     b(k("v"), h("v", "filter")),
+			FilterKind: b(k("0", "1", "2", "3", "4", "5"), h("0-5", "all, turns, tools, bash, failures, approvals")),
+			PrevPrompt: b(k("["), h("[/]", "prev/next prompt")),
+			NextPrompt: b(k("]"), h("]", "next prompt")),
+			Follow:     b(k("f"), h("f", "follow")),
+			Answer:     b(k("a"), h("a", "answer approval")),
+			Back:       b(k("esc", "backspace"), h("esc", "back")),
+		},
+		Search: Search{
+			Confirm: b(k("enter"), h("enter", "search")),
+			Cancel:  b(k("esc"), h("esc", "cancel")),
+		},
+		Dialog: Dialog{
+			Approve:  b(k("y"), h("y", "approve once")),
+			Session:  b(k("s"), h("s", "approve for the session")),
+			Always:   b(k("A"), h("A", "always")),
+			Deny:     b(k("n", "d"), h("n", "deny")),
+			Left:     b(k("left", "h", "shift+tab"), h("←/→", "choose")),
+			Right:    b(k("right", "l", "tab"), h("→", "choose")),
+			Confirm:  b(k("enter"), h("enter", "confirm choice")),
+			Later:    b(k("esc"), h("esc", "decide later")),
+			Close:    b(k("esc", "q", "?"), h("esc", "close")),
+			Scroll:   b(k("down", "j"), h("↓/j", "scroll")),
+			ScrollUp: b(k("up", "k"), h("↑/k", "scroll")),
+		},
+	}
+}
+
+var (
+	_ help.KeyMap = Browser{}
+	_ help.KeyMap = Viewer{}
+	_ help.KeyMap = Dialog{}
+	_ help.KeyMap = Search{}
+)
+
+// ShortHelp implements help.KeyMap.
+func (k Browser) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.Open, k.Filter}
+}
+
+// FullHelp implements help.KeyMap.
+func (k Browser) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Open, k.Filter, k.Clear, k.Refresh}}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k Viewer) ShortHelp() []key.Binding {
+	return []key.Binding{k.Move, k.Toggle, k.Search, k.Filter, k.Follow}
+}
+
+// FullHelp implements help.KeyMap.
+func (k Viewer) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom},
+		{k.Toggle, k.ToggleAll, k.PrevPrompt, k.Follow, k.Answer, k.Back},
+		{k.Search, k.Next, k.Prev, k.Filter},
+		{k.FilterKind},
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k Search) ShortHelp() []key.Binding { return []key.Binding{k.Confirm, k.Cancel} }
+
+// FullHelp implements help.KeyMap.
+func (k Search) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+// ShortHelp implements help.KeyMap.
+func (k Dialog) ShortHelp() []key.Binding {
+	return []key.Binding{k.Approve, k.Session, k.Always, k.Deny, k.Later}
+}
+
+// FullHelp implements help.KeyMap.
+func (k Dialog) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Approve, k.Session, k.Always, k.Deny}, {k.Left, k.Confirm, k.Later}}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k Global) ShortHelp() []key.Binding { return []key.Binding{k.Switch, k.Export, k.Help, k.Quit} }
+
+// FullHelp implements help.KeyMap.
+func (k Global) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }

@@ -1,0 +1,290 @@
+package tui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/cuff-dev/cuff/transcript"
+	"github.com/cuff-dev/cuff/tui/browser"
+	"github.com/cuff-dev/cuff/tui/dialog"
+	"github.com/cuff-dev/cuff/tui/feed"
+	"github.com/cuff-dev/cuff/tui/styles"
+	"github.com/cuff-dev/cuff/tui/viewer"
+)
+
+// Update routes a message: an open dialog first, then global keys, then
+// the focused page. Sizes, ticks and async results go to whoever needs
+// them.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return m, m.viewer.Cmds()
+	case tea.BackgroundColorMsg:
+		m.setStyles(styles.New(msg.IsDark()))
+		return m, m.viewer.Cmds()
+	case openMsg:
+		return m, m.openSession(msg.info)
+	case browser.ListedMsg:
+		return m.listed(msg)
+	case browser.OpenMsg:
+		return m, m.openSession(msg.Info)
+	case refreshMsg:
+		if m.opts.Mode == ModeBrowse || m.waiting {
+			return m, tea.Batch(browser.List(m.opts.Context, m.opts.Sources), m.refreshTick())
+		}
+		return m, nil
+	case feed.Msg:
+		return m.applyFeed(msg)
+	case tickMsg:
+		return m.tick()
+	case exportedMsg:
+		if msg.err != nil {
+			return m, m.showToast("Export failed: "+msg.err.Error(), true)
+		}
+		return m, tea.Batch(m.showToast("Exported to "+msg.path+" (path copied to the clipboard)", false), tea.SetClipboard(msg.path))
+	case decidedMsg:
+		if msg.err != nil {
+			return m, m.showToast("Could not record the decision: "+msg.err.Error(), true)
+		}
+		return m, nil
+	case viewer.BackMsg:
+		if m.opts.Mode == ModeBrowse {
+			m.focus = focusBrowser
+		}
+		return m, nil
+	case viewer.AnswerMsg:
+		return m, m.openApproval(msg.Request, false)
+	case tea.KeyPressMsg:
+		return m.handleKey(msg)
+	case tea.MouseMsg:
+		if m.dialogs.Len() == 0 && m.focus == focusViewer && m.open {
+			var cmd tea.Cmd
+			m.viewer, cmd = m.viewer.Update(msg)
+			return m, cmd
+		}
+		return m, nil
+	}
+	// Everything else (background renderings, cursor blinks, list
+	// internals) goes to the pages.
+	var c1, c2 tea.Cmd
+	m.viewer, c1 = m.viewer.Update(msg)
+	m.browser, c2 = m.browser.Update(msg)
+	return m, tea.Batch(c1, c2)
+}
+
+func (m *Model) setStyles(st *styles.Styles) {
+	m.st = st
+	m.help.Styles = st.Help
+	m.browser.SetStyles(st)
+	m.viewer.SetStyles(st)
+}
+
+func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if key.Matches(msg, m.keys.Global.Interrupt) {
+		return m, m.quit()
+	}
+	if d := m.dialogs.Top(); d != nil {
+		return m.handleAction(d.HandleMsg(msg))
+	}
+	typing := (m.focus == focusBrowser && m.browser.Filtering()) || (m.focus == focusViewer && m.viewer.Searching())
+	if !typing {
+		g := m.keys.Global
+		switch {
+		case key.Matches(msg, g.Quit):
+			return m, m.quit()
+		case key.Matches(msg, g.Help):
+			m.dialogs.Push(m.helpDialog())
+			return m, nil
+		case key.Matches(msg, g.Switch):
+			if m.open && m.opts.Mode == ModeBrowse {
+				if m.focus == focusViewer {
+					m.focus = focusBrowser
+				} else {
+					m.focus = focusViewer
+				}
+			}
+			return m, nil
+		case key.Matches(msg, g.Export):
+			if m.open {
+				return m, tea.Batch(m.showToast("Exporting…", false), m.exportCmd())
+			}
+			if info, ok := m.browser.Selected(); ok && m.focus == focusBrowser {
+				return m, tea.Batch(m.showToast("Exporting…", false), m.exportInfoCmd(info))
+			}
+			return m, nil
+		}
+	}
+	var cmd tea.Cmd
+	if m.focus == focusViewer && m.open {
+		m.viewer, cmd = m.viewer.Update(msg)
+		return m, cmd
+	}
+	m.browser, cmd = m.browser.Update(msg)
+	return m, cmd
+}
+
+// handleAction carries out what a dialog asked for.
+func (m Model) handleAction(a dialog.Action) (tea.Model, tea.Cmd) {
+	switch a := a.(type) {
+	case dialog.ActionClose:
+		m.dialogs.Pop()
+	case dialog.ActionLater:
+		m.answered[a.ID] = true
+		m.dialogs.Pop()
+		return m, m.showToast("Left for later: press a to answer it", false)
+	case dialog.ActionApprove:
+		m.answered[a.ID] = true
+		m.dialogs.Pop()
+		return m, tea.Batch(m.decideCmd(a.ID, Decision{Approve: true, Scope: a.Scope}),
+			m.showToast("Approved ("+a.Scope+")", false))
+	case dialog.ActionDeny:
+		m.answered[a.ID] = true
+		m.dialogs.Pop()
+		return m, tea.Batch(m.decideCmd(a.ID, Decision{Reason: a.Reason}), m.showToast("Denied", false))
+	}
+	return m, nil
+}
+
+// decidedMsg reports that an answer was recorded.
+type decidedMsg struct {
+	id  string
+	err error
+}
+
+func (m Model) decideCmd(id string, d Decision) tea.Cmd {
+	ap, ctx := m.opts.Approver, m.opts.Context
+	if ap == nil {
+		return nil
+	}
+	return func() tea.Msg { return decidedMsg{id: id, err: ap.Decide(ctx, id, d)} }
+}
+
+func (m Model) helpDialog() dialog.Dialog {
+	title := "Keys: session list"
+	var km interface {
+		ShortHelp() []key.Binding
+		FullHelp() [][]key.Binding
+	} = m.keys.Browser
+	if m.focus == focusViewer && m.open {
+		title, km = "Keys: session view", m.keys.Viewer
+	}
+	return dialog.NewHelp(m.st, title, km, m.keys.Global, m.keys.Dialog.Close)
+}
+
+// openApproval shows the prompt for an approval request. popped says it
+// opened on its own (and so ignores keys for a moment).
+func (m *Model) openApproval(ev *transcript.Event, popped bool) tea.Cmd {
+	req, ok := ev.Body.(*transcript.ApprovalRequest)
+	if !ok || m.opts.Approver == nil || m.dialogs.Has(req.RequestID) {
+		return nil
+	}
+	m.dialogs.Push(dialog.NewApproval(ev, m.st, m.keys.Dialog, m.opts.Now, popped, m.opts.ApprovalNote))
+	return m.ensureTick()
+}
+
+// listed takes a new listing; in watch mode with nothing named, it opens
+// the newest live session once there is one.
+func (m Model) listed(msg browser.ListedMsg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	m.browser, cmd = m.browser.Update(msg)
+	if m.opts.Mode != ModeWatch || m.open {
+		return m, cmd
+	}
+	for _, info := range msg.Infos {
+		if info.Live {
+			return m, tea.Batch(cmd, m.openSession(info))
+		}
+	}
+	m.waiting = true
+	return m, tea.Batch(cmd, m.refreshTick())
+}
+
+// applyFeed shows what a feed brought and waits for more.
+func (m Model) applyFeed(msg feed.Msg) (tea.Model, tea.Cmd) {
+	if m.feed == nil || msg.Gen != m.gen {
+		return m, nil // a stale session's feed
+	}
+	if msg.Full != nil {
+		m.viewer.Replace(msg.Full, false)
+	} else if msg.Partial {
+		m.viewer.SetPartial(true)
+	}
+	m.viewer.Append(msg.Events)
+	for _, n := range msg.Notices {
+		m.viewer.AppendNotice(n)
+	}
+	var cmds []tea.Cmd
+	for _, ev := range msg.Events {
+		if cmd := m.reactTo(ev); cmd != nil {
+			cmds = append(cmds, cmd)
+		}
+	}
+	switch {
+	case msg.Removed:
+		m.viewer.SetRemoved()
+		cmds = append(cmds, m.showToast("The session file was removed", true))
+	case msg.Err != nil:
+		m.viewer.SetError("Could not read the session: " + msg.Err.Error())
+		m.viewer.SetLive(false)
+		cmds = append(cmds, m.showToast(msg.Err.Error(), true))
+	}
+	if !msg.Closed {
+		cmds = append(cmds, m.feed.Wait)
+	}
+	cmds = append(cmds, m.viewer.Cmds(), m.ensureTick())
+	return m, tea.Batch(cmds...)
+}
+
+// reactTo pops an approval prompt for a fresh undecided request, and
+// closes one that was decided elsewhere.
+func (m *Model) reactTo(ev *transcript.Event) tea.Cmd {
+	switch b := ev.Body.(type) {
+	case *transcript.ApprovalRequest:
+		if m.answered[b.RequestID] || m.opts.Approver == nil {
+			return nil
+		}
+		now := m.opts.Now()
+		fresh := now.Sub(ev.TS) < popWindow
+		if b.ExpiresAt != nil {
+			fresh = now.Before(*b.ExpiresAt)
+		}
+		if fresh && m.undecided(b.RequestID) {
+			return m.openApproval(ev, true)
+		}
+	case *transcript.ApprovalDecision:
+		if m.dialogs.Has(b.RequestID) {
+			m.dialogs.Remove(b.RequestID)
+			return m.showToast("That request was decided elsewhere ("+b.Decision+")", false)
+		}
+	}
+	return nil
+}
+
+// undecided reports whether the timeline has no decision for a request.
+func (m *Model) undecided(requestID string) bool {
+	items := m.viewer.Timeline().Items()
+	for i := len(items) - 1; i >= 0; i-- {
+		if r := items[i].ApprovalRequest(); r != nil && r.RequestID == requestID {
+			return items[i].ApprovalDecision() == nil
+		}
+	}
+	return true
+}
+
+// tick advances spinners and expires toasts; it keeps ticking while
+// anything moves.
+func (m Model) tick() (tea.Model, tea.Cmd) {
+	m.ticking = false
+	running := false
+	if m.open {
+		running = m.viewer.Tick()
+	}
+	if m.toast.text != "" && !m.opts.Now().Before(m.toast.until) {
+		m.toast = toast{}
+	}
+	if running || m.toast.text != "" || m.dialogs.Len() > 0 {
+		return m, m.ensureTick()
+	}
+	return m, nil
+}

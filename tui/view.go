@@ -1,0 +1,160 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/cuff-dev/cuff/tui/common"
+)
+
+// View draws the focused page, the status bar and any dialog on top.
+func (m Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "cuff"
+	if m.open {
+		title := m.viewer.Info().Title
+		if title == "" {
+			title = m.viewer.Info().ID
+		}
+		v.WindowTitle = "cuff · " + common.OneLine(common.Sanitize(title), 60)
+	}
+	return v
+}
+
+// render is the frame as text: exactly height lines of at most width cells.
+func (m Model) render() string {
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	var page string
+	switch {
+	case m.focus == focusViewer && m.open:
+		page = m.viewer.View()
+	case m.waiting:
+		page = m.waitingView()
+	default:
+		page = m.titleLine() + "\n" + m.browser.View()
+	}
+	lines := strings.Split(page, "\n")
+	body := max(m.height-1, 0)
+	if len(lines) > body {
+		lines = lines[:body]
+	}
+	for len(lines) < body {
+		lines = append(lines, "")
+	}
+	for i, l := range lines {
+		lines[i] = common.Truncate(l, m.width)
+	}
+	lines = append(lines, m.statusBar())
+	frame := strings.Join(lines, "\n")
+	if d := m.dialogs.Top(); d != nil {
+		box := d.View(m.width, m.height)
+		box = clipBox(box, m.width, m.height)
+		w, h := lipgloss.Size(box)
+		layers := []*lipgloss.Layer{
+			lipgloss.NewLayer(frame),
+			lipgloss.NewLayer(box).X(max(0, (m.width-w)/2)).Y(max(0, (m.height-h)/2)).Z(1),
+		}
+		frame = lipgloss.NewCompositor(layers...).Render()
+	}
+	return frame
+}
+
+// clipBox cuts a dialog box to the screen.
+func clipBox(box string, width, height int) string {
+	lines := strings.Split(box, "\n")
+	if len(lines) > height {
+		lines = lines[:height]
+	}
+	for i, l := range lines {
+		if ansi.StringWidth(l) > width {
+			lines[i] = ansi.Truncate(l, width, "")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m Model) titleLine() string {
+	left := m.st.Title.Render("cuff") + m.st.Muted.Render(" ▸ sessions")
+	right := ""
+	if m.opts.Where != "" {
+		right = m.st.Muted.Render(common.Sanitize(m.opts.Where))
+	}
+	lw, rw := ansi.StringWidth(left), ansi.StringWidth(right)
+	if lw+2+rw > m.width {
+		return left
+	}
+	return left + strings.Repeat(" ", m.width-lw-rw) + right
+}
+
+func (m Model) waitingView() string {
+	where := m.opts.Where
+	if where == "" {
+		where = "this project"
+	}
+	lines := []string{
+		m.titleLine(),
+		"",
+		"  " + m.st.Header.Render("Waiting for a live session…"),
+		"",
+		"  " + m.st.Muted.Render("cuff watch follows the newest session that is being recorded in"),
+		"  " + m.st.Muted.Render(common.Sanitize(where)+"."),
+		"  " + m.st.Muted.Render("Start an agent with cuff recording it, or name a session: cuff watch ID"),
+	}
+	return strings.Join(lines, "\n")
+}
+
+// statusBar is the bottom line: a toast, or the keys that work here, and
+// on the right what the page has to say.
+func (m Model) statusBar() string {
+	right := ""
+	if m.focus == focusViewer && m.open {
+		right = m.viewer.Status()
+	}
+	var left string
+	switch {
+	case m.toast.text != "" && m.toast.err:
+		left = m.st.ToastError.Render(common.Sanitize(m.toast.text))
+	case m.toast.text != "":
+		left = m.st.Toast.Render(common.Sanitize(m.toast.text))
+	default:
+		left = m.help.ShortHelpView(m.shortHelp())
+	}
+	rw := ansi.StringWidth(right)
+	if rw > m.width/2 && m.toast.text == "" {
+		right = common.Truncate(right, m.width/2)
+		rw = ansi.StringWidth(right)
+	}
+	left = common.Truncate(left, max(m.width-rw-1, 0))
+	lw := ansi.StringWidth(left)
+	if lw+rw >= m.width {
+		return common.Truncate(left, m.width)
+	}
+	return left + strings.Repeat(" ", m.width-lw-rw) + right
+}
+
+// shortHelp is the keys that work where the focus is.
+func (m Model) shortHelp() []key.Binding {
+	g := m.keys.Global
+	switch {
+	case m.dialogs.Len() > 0 && m.dialogs.Top().ID() == "help":
+		return []key.Binding{m.keys.Dialog.Close}
+	case m.dialogs.Len() > 0:
+		return m.keys.Dialog.ShortHelp()
+	case m.focus == focusViewer && m.open && m.viewer.Searching():
+		return m.keys.Search.ShortHelp()
+	case m.focus == focusViewer && m.open:
+		out := append(m.keys.Viewer.ShortHelp(), g.Export)
+		if m.opts.Mode == ModeBrowse {
+			out = append(out, g.Switch)
+		}
+		return append(out, g.Help, g.Quit)
+	}
+	return append(m.keys.Browser.ShortHelp(), g.Export, g.Help, g.Quit)
+}

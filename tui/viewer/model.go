@@ -1,0 +1,363 @@
+// Package viewer is the session view: a header with the session's
+// metadata over a timeline where each kind of event has its own look. It
+// renders only the items on screen, caches each item's lines by width and
+// version, and follows a live session.
+package viewer
+
+import (
+	"sort"
+	"time"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/transcript"
+	"github.com/cuff-dev/cuff/tui/common"
+	"github.com/cuff-dev/cuff/tui/keys"
+	"github.com/cuff-dev/cuff/tui/styles"
+	"github.com/cuff-dev/cuff/tui/timeline"
+)
+
+// maxCachedItems bounds the render cache; past it the cache starts over.
+const maxCachedItems = 4096
+
+// Model is the session view.
+type Model struct {
+	r     *renderer
+	st    *styles.Styles
+	keys  keys.Viewer
+	skeys keys.Search
+	now   func() time.Time
+
+	gen     int // which opening of a session this is; stale messages are dropped
+	info    session.Info
+	tl      *timeline.Timeline
+	partial bool // only the tail is loaded; the rest is being indexed
+	removed bool // the followed file was deleted
+	live    bool // events are being followed
+	loading bool
+	err     string
+
+	width, height int
+
+	filter timeline.Filter
+	vis    []*timeline.Item // items the filter shows, in display order
+
+	sel       *timeline.Item
+	top       *timeline.Item
+	off       int // lines of top scrolled out above the screen
+	follow    bool
+	paused    bool // the person turned following off with f
+	newCount  int
+	expandAll bool
+	expanded  map[int64]bool // per-item overrides, by itemKey
+
+	cache map[*timeline.Item]*cached
+	bg    *background
+
+	search    searchState
+	spin      int
+	canAnswer bool
+
+	frame      []string
+	frameItems []*timeline.Item
+}
+
+type cached struct {
+	width, version     int
+	expanded, explicit bool
+	lines              []string
+	lead               int // blank lines before the item's first line
+}
+
+// New returns an empty session view.
+func New(st *styles.Styles, km keys.KeyMap, loc *time.Location, now func() time.Time) Model {
+	if now == nil {
+		now = time.Now
+	}
+	ti := textinput.New()
+	ti.Prompt = "/"
+	ti.Placeholder = "search"
+	ti.CharLimit = 256
+	m := Model{
+		st: st, keys: km.Viewer, skeys: km.Search, now: now,
+		tl:       timeline.New(),
+		follow:   true,
+		expanded: map[int64]bool{},
+		cache:    map[*timeline.Item]*cached{},
+		search:   searchState{input: ti},
+	}
+	m.setRenderer(st, loc)
+	return m
+}
+
+// SetStyles switches to styles for another background, dropping what was
+// rendered with the old ones.
+func (m *Model) SetStyles(st *styles.Styles) {
+	m.setRenderer(st, m.r.loc)
+	m.invalidate()
+	m.layout()
+}
+
+func (m *Model) setRenderer(st *styles.Styles, loc *time.Location) {
+	m.st = st
+	m.bg = newBackground(st.Dark)
+	m.r = &renderer{st: st, md: common.NewMarkdown(st.Dark), hl: common.NewHighlighter(st.Dark), loc: loc, markdown: m.bg.markdown}
+	m.search.input.SetStyles(textinput.DefaultStyles(st.Dark))
+}
+
+// SetSize sets the area the view draws in, header included.
+func (m *Model) SetSize(width, height int) {
+	m.width, m.height = max(width, 1), max(height, 1)
+	m.search.input.SetWidth(max(m.width-4, 1))
+	m.layout()
+}
+
+// Open starts showing a session: an empty timeline until events arrive.
+func (m *Model) Open(gen int, info session.Info) {
+	m.gen, m.info = gen, info
+	m.tl = timeline.New()
+	m.partial, m.removed, m.loading, m.live, m.err = false, false, true, false, ""
+	m.vis, m.sel, m.top, m.off = nil, nil, nil, 0
+	m.follow, m.paused, m.newCount, m.filter, m.expandAll = true, false, 0, timeline.FilterAll, false
+	m.expanded = map[int64]bool{}
+	m.search = searchState{input: m.search.input}
+	m.search.input.Reset()
+	m.invalidate()
+	m.layout()
+}
+
+// Gen is the opening the view shows; messages for other openings are stale.
+func (m Model) Gen() int { return m.gen }
+
+// Info is the session being shown.
+func (m Model) Info() session.Info { return m.info }
+
+// Timeline is what the view shows.
+func (m Model) Timeline() *timeline.Timeline { return m.tl }
+
+// SetPartial says whether only the tail of the session is loaded yet.
+func (m *Model) SetPartial(p bool) { m.partial = p }
+
+// SetLive says whether the session is being followed.
+func (m *Model) SetLive(live bool) { m.live = live }
+
+// SetRemoved marks the followed file as deleted.
+func (m *Model) SetRemoved() {
+	m.removed, m.live = true, false
+	m.add(nil, "The session file was removed; showing what was read before.")
+	m.layout()
+}
+
+// SetError shows a problem loading the session.
+func (m *Model) SetError(msg string) {
+	m.err, m.loading = msg, false
+	m.layout()
+}
+
+// SetCanAnswer says whether pending approvals can be answered here.
+func (m *Model) SetCanAnswer(v bool) {
+	if m.canAnswer != v {
+		m.canAnswer = v
+		m.invalidate()
+		m.layout()
+	}
+}
+
+// Replace swaps in a whole timeline, such as the full index of a session
+// whose tail was shown first, keeping the view on the same event.
+func (m *Model) Replace(tl *timeline.Timeline, partial bool) {
+	var anchorSel, anchorTop int64 = -1, -1
+	if m.sel != nil {
+		anchorSel = m.sel.Seq()
+	}
+	if m.top != nil && !m.follow {
+		anchorTop = m.top.Seq()
+	}
+	m.tl, m.partial, m.loading = tl, partial, false
+	m.invalidate()
+	m.rebuildVis()
+	m.sel, m.top = nil, nil
+	for _, it := range m.vis {
+		if it.First == nil {
+			continue
+		}
+		if it.First.Seq == anchorSel && m.sel == nil {
+			m.sel = it
+		}
+		if it.First.Seq == anchorTop && m.top == nil {
+			m.top = it
+		}
+	}
+	if m.sel == nil && len(m.vis) > 0 {
+		m.sel = m.vis[len(m.vis)-1]
+	}
+	if m.top == nil {
+		m.top, m.off = m.sel, 0
+	}
+	m.recomputeMatches()
+	m.layout()
+}
+
+// Append adds events that arrived. The view stays at the bottom when it
+// was there; otherwise it counts the new items for the "N new ↓" notice.
+func (m *Model) Append(events []*transcript.Event) {
+	if len(events) == 0 {
+		return
+	}
+	m.loading = false
+	for _, ev := range events {
+		m.add(ev, "")
+	}
+	m.layout()
+}
+
+// AppendNotice adds a line of cuff's own, such as a malformed line.
+func (m *Model) AppendNotice(text string) {
+	m.add(nil, text)
+	m.layout()
+}
+
+// add puts one event (or, with ev nil, a notice) into the timeline and the
+// filtered list.
+func (m *Model) add(ev *transcript.Event, notice string) {
+	wasLast := m.sel == nil || (len(m.vis) > 0 && m.sel == m.vis[len(m.vis)-1])
+	var ch timeline.Change
+	if ev == nil {
+		ch = m.tl.Notice(notice)
+	} else {
+		ch = m.tl.Add(ev)
+	}
+	it := ch.Item
+	if !ch.Inserted {
+		delete(m.cache, it)
+		if m.filter.Match(it) && !m.inVis(it) { // completed into a match
+			m.insertVis(it)
+		}
+		return
+	}
+	if !m.filter.Match(it) {
+		return
+	}
+	m.insertVis(it)
+	if m.search.query != "" && it.Contains(m.search.query) {
+		m.insertMatch(it)
+	}
+	if m.follow && wasLast {
+		m.sel = m.vis[len(m.vis)-1]
+	} else if !m.follow {
+		m.newCount++
+	}
+}
+
+// insertVis puts it into the filtered list at its display position.
+func (m *Model) insertVis(it *timeline.Item) {
+	i := sort.Search(len(m.vis), func(i int) bool { return m.vis[i].Index() >= it.Index() })
+	if i < len(m.vis) && m.vis[i] == it {
+		return
+	}
+	if i == len(m.vis) {
+		m.vis = append(m.vis, it)
+		return
+	}
+	m.vis = append(m.vis, nil)
+	copy(m.vis[i+1:], m.vis[i:])
+	m.vis[i] = it
+}
+
+// pos is where it is (or would be) in the filtered list.
+func (m *Model) pos(it *timeline.Item) int {
+	if it == nil {
+		return 0
+	}
+	i := sort.Search(len(m.vis), func(i int) bool { return m.vis[i].Index() >= it.Index() })
+	if i < len(m.vis) && m.vis[i] == it {
+		return i
+	}
+	return min(i, len(m.vis))
+}
+
+func (m *Model) inVis(it *timeline.Item) bool {
+	i := m.pos(it)
+	return i < len(m.vis) && m.vis[i] == it
+}
+
+func (m *Model) rebuildVis() {
+	m.vis = m.vis[:0]
+	for _, it := range m.tl.Items() {
+		if m.filter.Match(it) {
+			m.vis = append(m.vis, it)
+		}
+	}
+}
+
+// invalidate drops every rendered item.
+func (m *Model) invalidate() {
+	m.cache = map[*timeline.Item]*cached{}
+	m.bg.done = map[asyncKey][]string{}
+	m.bg.asked = map[asyncKey]bool{}
+}
+
+// itemKey identifies an item across timelines of the same session (the
+// tail shown first and the full index that replaces it).
+func itemKey(it *timeline.Item) int64 {
+	if it.First != nil {
+		return it.First.Seq
+	}
+	return -int64(it.ID) - 1
+}
+
+func (m *Model) isExpanded(it *timeline.Item) bool {
+	if v, ok := m.expanded[itemKey(it)]; ok {
+		return v
+	}
+	return m.expandAll || defaultExpanded(it)
+}
+
+// Tick advances the spinner of running items; it reports whether anything
+// on screen is running (and so whether to keep ticking).
+func (m *Model) Tick() bool {
+	m.spin++
+	running := m.Running()
+	if running {
+		m.layout()
+	}
+	return running || m.loading
+}
+
+// Running reports whether anything on screen is still running, and so
+// has a spinner and a clock to keep going.
+func (m Model) Running() bool {
+	if m.tl.End != nil || m.removed || !m.live {
+		return false
+	}
+	now := m.now()
+	for _, it := range m.frameItems {
+		if it != nil && it.Running() && now.Sub(it.TS()) <= staleAfter {
+			return true
+		}
+	}
+	return false
+}
+
+// Searching reports whether the search input has the keyboard.
+func (m Model) Searching() bool { return m.search.typing }
+
+// Selected is the selected item, or nil.
+func (m Model) Selected() *timeline.Item { return m.sel }
+
+// Following reports whether the view sticks to the bottom.
+func (m Model) Following() bool { return m.follow }
+
+// NewBelow is how many items arrived below the screen since the view left
+// the bottom.
+func (m Model) NewBelow() int { return m.newCount }
+
+// Filter is the kind of item shown.
+func (m Model) Filter() timeline.Filter { return m.filter }
+
+// KeyMap is the view's key map, for help.
+func (m Model) KeyMap() keys.Viewer { return m.keys }
+
+// Init does nothing; the root starts what the view needs.
+func (m Model) Init() tea.Cmd { return nil }
