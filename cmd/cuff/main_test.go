@@ -20,11 +20,14 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	cuffBin = filepath.Join(dir, "cuff")
-	build := exec.Command("go", "build", "-o", cuffBin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build cuff:", err)
-		os.Exit(1)
+	// cuff-tui goes beside cuff, where cuff looks for it first.
+	for _, b := range [][2]string{{cuffBin, "."}, {filepath.Join(dir, "cuff-tui"), "../cuff-tui"}} {
+		build := exec.Command("go", "build", "-o", b[0], b[1])
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "build", b[1], err)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

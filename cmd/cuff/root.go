@@ -32,6 +32,7 @@ type app struct {
 	stderr  io.Writer
 	environ []string
 
+	args    []string // the command line as given, for handing over to cuff-tui
 	dir     string
 	noColor bool
 	cwd     string // where to look for the store; "" means the working directory
@@ -91,7 +92,7 @@ func (a *app) logger() *slog.Logger {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []string) int {
-	a := &app{stdin: stdin, stdout: colorprofile.NewWriter(stdout, environ), stderr: stderr, environ: environ}
+	a := &app{stdin: stdin, stdout: colorprofile.NewWriter(stdout, environ), stderr: stderr, environ: environ, args: args}
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)

@@ -1,245 +1,44 @@
 package main
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"os/signal"
-	"path/filepath"
-	"runtime/debug"
-	"strings"
-	"syscall"
+import "github.com/spf13/cobra"
 
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
-	"github.com/charmbracelet/x/term"
-	"github.com/cuff-dev/cuff/assets/demo"
-	"github.com/cuff-dev/cuff/session"
-	"github.com/cuff-dev/cuff/tui"
-	"github.com/cuff-dev/cuff/tui/demoplay"
-	"github.com/spf13/cobra"
-)
-
-// tuiCommands are the commands that open the terminal UI (watch, demo).
+// tuiCommands are the commands that open the terminal UI. They run in
+// cuff-tui (see launch.go); here they only carry their help and hand over
+// the command line as it was given.
 func (a *app) tuiCommands() []*cobra.Command {
-	return []*cobra.Command{a.watchCommand(), a.demoCommand()}
-}
-
-// runBrowser is what plain `cuff` does: browse sessions in the TUI.
-func (a *app) runBrowser(cmd *cobra.Command, _ []string) error {
-	s, err := a.openStore()
-	if err != nil {
-		return err
-	}
-	return a.runTUI(cmd.Context(), tui.Options{
-		Sources: a.tuiSources(s), Mode: tui.ModeBrowse,
-		ExportDir: filepath.Join(s.Dir, "exports"), Where: s.Dir,
-	})
-}
-
-// tuiSources are the places the TUI lists sessions from: the project's
-// store first, then the agents' own folders the settings switch on.
-func (a *app) tuiSources(s *session.Store) []session.Source {
-	if a.ws != nil && a.ws.Store == s {
-		return a.ws.Sources()
-	}
-	return []session.Source{s.Source()}
-}
-
-func (a *app) watchCommand() *cobra.Command {
-	return &cobra.Command{
+	watch := &cobra.Command{
 		Use:   "watch [ID|FILE]",
 		Short: "Follow a session live in the TUI",
 		Long: `Follow a session live: the newest session being recorded (waiting for one
-to start when there is none), the session with the given (partial) id, or any
-JSONL session file.`,
+to start when there is none), the session with the given (partial) id, any
+Claude Code transcript or Codex rollout, or any JSONL session file.`,
 		Example: `  cuff watch
   cuff watch a7b3c9d2
-  cuff watch .cuff/recordings/sessions/20260118_143052_a7b3c9d2-e4f5.jsonl`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := a.openStore()
-			if err != nil {
-				return err
-			}
-			opts := tui.Options{
-				Sources: a.tuiSources(s), Mode: tui.ModeWatch,
-				ExportDir: filepath.Join(s.Dir, "exports"), Where: s.Dir,
-			}
-			if len(args) == 1 {
-				info, err := a.resolveWatch(cmd.Context(), s, opts.Sources, args[0])
-				if err != nil {
-					return err
-				}
-				opts.Watch = &info
-			}
-			return a.runTUI(cmd.Context(), opts)
-		},
+  cuff watch ~/.claude/projects/-home-me-app/5f2c0a9e-1b1d-4e0c-9a51-2c6d8e7f3a10.jsonl`,
+		DisableFlagParsing: true,
+		RunE:               a.handOver,
 	}
+	demo := &cobra.Command{
+		Use:                "demo [--speed N]",
+		Short:              "Watch a recorded agent session play live, approval prompt included (no set-up needed)",
+		DisableFlagParsing: true,
+		RunE:               a.handOver,
+	}
+	return []*cobra.Command{watch, demo}
 }
 
-// resolveWatch finds what `cuff watch ARG` names: a file, a session of
-// the store by (partial) id, or a session of another source by its id.
-func (a *app) resolveWatch(ctx context.Context, s *session.Store, sources []session.Source, arg string) (session.Info, error) {
-	if fi, err := os.Stat(arg); err == nil && !fi.IsDir() {
-		abs, err := filepath.Abs(arg)
-		if err != nil {
-			return session.Info{}, fmt.Errorf("resolve %s: %w", arg, err)
-		}
-		return session.Info{ID: strings.TrimSuffix(filepath.Base(abs), ".jsonl"), Path: abs, Live: true}, nil
-	}
-	if strings.HasSuffix(arg, ".jsonl") || strings.ContainsRune(arg, os.PathSeparator) {
-		return session.Info{}, &usageError{
-			msg:  fmt.Sprintf("no session file at %s", arg),
-			hint: "Hint: Give the path of a .jsonl session file, or a session id from 'cuff record list'",
-		}
-	}
-	for _, src := range sources[1:] { // foreign ids, such as claude:<uuid>
-		infos, err := src.List(ctx)
-		if err != nil {
-			continue
-		}
-		for _, info := range infos {
-			if info.ID == arg {
-				return info, nil
-			}
-		}
-	}
-	if info, ok := quickFind(s, arg); ok {
-		return info, nil
-	}
-	m, err := s.Find(arg)
-	if err != nil {
-		return session.Info{}, err
-	}
-	return s.InfoOf(m), nil
-}
+// runBrowser is what plain `cuff` does: browse sessions in the TUI.
+func (a *app) runBrowser(cmd *cobra.Command, args []string) error { return a.handOver(cmd, args) }
 
-// quickFind resolves a (partial) id that names exactly one session file
-// of the store without summarising the store's sessions, which for a big
-// session that the index has not seen yet takes seconds: `cuff watch ID`
-// shows its first screen at once. The header's details come from the
-// session's meta file when it has one, and from the session itself once
-// it is read. Anything else (no match, several, bad input) is left to
-// Store.Find and its errors.
-func quickFind(s *session.Store, partial string) (session.Info, bool) {
-	entries, err := os.ReadDir(s.SessionsDir())
-	if err != nil || partial == "" {
-		return session.Info{}, false
-	}
-	var found string
-	for _, e := range entries {
-		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
-		if !ok || !session.ValidID(id) || !strings.Contains(id, partial) {
-			continue
-		}
-		if id == partial {
-			found = id
+// handOver runs the command line in cuff-tui, unless it only asks for help.
+func (a *app) handOver(cmd *cobra.Command, args []string) error {
+	for _, arg := range args {
+		if arg == "--" {
 			break
 		}
-		if found != "" {
-			return session.Info{}, false // ambiguous: let Find explain
-		}
-		found = id
-	}
-	if found == "" {
-		return session.Info{}, false
-	}
-	info := session.Info{ID: found, Source: session.NativeSourceName, Path: s.EventsPath(found)}
-	if data, err := os.ReadFile(s.MetaPath(found)); err == nil {
-		var m session.Meta
-		if json.Unmarshal(data, &m) == nil && m.SessionID == found {
-			info = s.InfoOf(&m)
+		if arg == "-h" || arg == "--help" {
+			return cmd.Help()
 		}
 	}
-	return info, true
-}
-
-func (a *app) demoCommand() *cobra.Command {
-	var speed float64
-	cmd := &cobra.Command{
-		Use:   "demo",
-		Short: "Watch a recorded agent session played live in the TUI",
-		Long: `Play cuff's built-in demo session (an agent fixing a bug in a small Go
-project) into a temporary store and follow it live, approval prompts included.
-Nothing is run and nothing is written outside the temporary directory, except
-Ctrl+E exports, which go to the system's temporary directory.`,
-		Example: `  cuff demo
-  cuff demo --speed 3`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if speed <= 0 {
-				return &usageError{msg: fmt.Sprintf("--speed %v must be more than 0", speed), hint: "Hint: 1 is human pace, 2 twice as fast"}
-			}
-			tmp, err := os.MkdirTemp("", "cuff-demo-")
-			if err != nil {
-				return fmt.Errorf("create a temporary store: %w", err)
-			}
-			defer os.RemoveAll(tmp)
-			dir := filepath.Join(tmp, session.DirName)
-			p, err := demoplay.New(demo.Session(), dir, speed)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := context.WithCancel(cmd.Context())
-			defer cancel()
-			played := make(chan error, 1)
-			go func() { played <- p.Run(ctx) }()
-			info := p.Info()
-			err = a.runTUI(ctx, tui.Options{
-				Sources: []session.Source{session.Open(dir).Source()}, Mode: tui.ModeWatch, Watch: &info,
-				ExportDir: filepath.Join(os.TempDir(), "cuff-demo-exports"), Where: "the demo",
-				Approver: p, ApprovalNote: demoplay.Note,
-			})
-			cancel()
-			if perr := <-played; err == nil && perr != nil {
-				err = perr
-			}
-			return err
-		},
-	}
-	cmd.Flags().Float64Var(&speed, "speed", 1, "playback speed: 1 is human pace, 2 twice as fast")
-	return cmd
-}
-
-// tuiGCPercent is the garbage collector's target while the TUI runs.
-const tuiGCPercent = 25
-
-// runTUI runs the TUI on the terminal, or explains why it cannot.
-func (a *app) runTUI(ctx context.Context, opts tui.Options) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	in, inOK := a.stdin.(*os.File)
-	out, outOK := a.stdout.Forward.(*os.File)
-	if !inOK || !outOK || !term.IsTerminal(in.Fd()) || !term.IsTerminal(out.Fd()) {
-		return &usageError{
-			msg:  "the TUI needs a terminal (stdin and stdout are not both one)",
-			hint: "Hint: Use 'cuff record list' and 'cuff record show ID' for plain output",
-		}
-	}
-	if a.store != nil {
-		// The screen belongs to the TUI: warnings go to the log only.
-		warn := a.store.Warn
-		a.store.Warn = func(msg string) { a.logger().Warn(msg) }
-		defer func() { a.store.Warn = warn }()
-	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
-	defer stop()
-	progOpts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(out), tea.WithEnvironment(a.environ)}
-	if a.noColor || a.getenv("NO_COLOR") != "" {
-		progOpts = append(progOpts, tea.WithColorProfile(colorprofile.Ascii))
-	}
-	if a.getenv("GOGC") == "" {
-		// A big session is kept in memory whole: collect garbage more
-		// often so the process stays within twice the session's size.
-		defer debug.SetGCPercent(debug.SetGCPercent(tuiGCPercent))
-	}
-	err := tui.Run(ctx, opts, progOpts...)
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
+	return a.launchTUI(a.args)
 }
