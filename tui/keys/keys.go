@@ -25,6 +25,8 @@ type Global struct {
 	Help      key.Binding
 	Switch    key.Binding // tab: list ⇄ session
 	Export    key.Binding
+	// Approvals reopens the approval prompt of requests left for later.
+	Approvals key.Binding
 }
 
 // Browser bindings work in the session list.
@@ -77,7 +79,7 @@ type Dialog struct {
 	Approve  key.Binding
 	Session  key.Binding
 	Always   key.Binding
-	Deny     key.Binding
+	Deny     key.Binding // asks for the reason, then denies
 	Left     key.Binding
 	Right    key.Binding
 	Confirm  key.Binding
@@ -85,6 +87,9 @@ type Dialog struct {
 	Close    key.Binding
 	Scroll   key.Binding
 	ScrollUp key.Binding
+	// SendDenial and Back work while the reason of a denial is typed.
+	SendDenial key.Binding
+	Back       key.Binding
 }
 
 // DefaultKeyMap returns the default bindings.
@@ -98,6 +103,7 @@ func DefaultKeyMap() KeyMap {
 			Help:      b(k("?"), h("?", "help")),
 			Switch:    b(k("tab"), h("tab", "list/session")),
 			Export:    b(k("ctrl+e"), h("ctrl+e", "export")),
+			Approvals: b(k("a"), h("a", "answer pending approvals")),
 		},
 		Browser: Browser{
 			Up:       b(k("up", "k"), h("↑/k", "up")),
@@ -139,17 +145,19 @@ func DefaultKeyMap() KeyMap {
 			Cancel:  b(k("esc"), h("esc", "cancel")),
 		},
 		Dialog: Dialog{
-			Approve:  b(k("y"), h("y", "approve once")),
-			Session:  b(k("s"), h("s", "approve for the session")),
-			Always:   b(k("A"), h("A", "always")),
-			Deny:     b(k("n", "d"), h("n", "deny")),
-			Left:     b(k("left", "h", "shift+tab"), h("←/→", "choose")),
-			Right:    b(k("right", "l", "tab"), h("→", "choose")),
-			Confirm:  b(k("enter"), h("enter", "confirm choice")),
-			Later:    b(k("esc"), h("esc", "decide later")),
-			Close:    b(k("esc", "q", "?"), h("esc", "close")),
-			Scroll:   b(k("down", "j"), h("↓/j", "scroll")),
-			ScrollUp: b(k("up", "k"), h("↑/k", "scroll")),
+			Approve:    b(k("a", "y"), h("a", "approve once")),
+			Session:    b(k("s"), h("s", "this agent session")),
+			Always:     b(k("A"), h("A", "always")),
+			Deny:       b(k("d", "n"), h("d", "deny…")),
+			Left:       b(k("left", "h", "shift+tab"), h("←/→", "choose")),
+			Right:      b(k("right", "l", "tab"), h("→", "choose")),
+			Confirm:    b(k("enter"), h("enter", "confirm choice")),
+			Later:      b(k("esc"), h("esc", "later")),
+			Close:      b(k("esc", "q", "?"), h("esc", "close")),
+			Scroll:     b(k("down", "j"), h("↓/j", "scroll diff")),
+			ScrollUp:   b(k("up", "k"), h("↑/k", "scroll diff")),
+			SendDenial: b(k("enter"), h("enter", "deny with this reason")),
+			Back:       b(k("esc"), h("esc", "back")),
 		},
 	}
 }
@@ -199,11 +207,16 @@ func (k Dialog) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k Dialog) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Approve, k.Session, k.Always, k.Deny}, {k.Left, k.Confirm, k.Later}}
+	return [][]key.Binding{{k.Approve, k.Session, k.Always, k.Deny}, {k.Left, k.Confirm, k.Scroll, k.Later}}
 }
 
+// ReasonHelp is the keys that work while the reason of a denial is typed.
+func (k Dialog) ReasonHelp() []key.Binding { return []key.Binding{k.SendDenial, k.Back} }
+
 // ShortHelp implements help.KeyMap.
-func (k Global) ShortHelp() []key.Binding { return []key.Binding{k.Switch, k.Export, k.Help, k.Quit} }
+func (k Global) ShortHelp() []key.Binding {
+	return []key.Binding{k.Switch, k.Export, k.Approvals, k.Help, k.Quit}
+}
 
 // FullHelp implements help.KeyMap.
 func (k Global) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
