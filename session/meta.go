@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cuff-dev/cuff/transcript"
+	"github.com/cuff-dev/cuff/transcript/foreign/stream"
 )
 
 // Meta summarises one session: the seed's session metadata plus what the
@@ -89,7 +90,7 @@ func (m *Meta) add(ev *transcript.Event) {
 			m.Turns++
 		}
 		if m.Title == "" && b.Role == transcript.RoleUser && !b.Thinking {
-			m.Title = titleOf(b.Text)
+			m.Title = stream.Title(b.Text)
 		}
 	case *transcript.ToolCall:
 		m.ToolCalls++
@@ -124,30 +125,6 @@ func (m *Meta) add(ev *transcript.Event) {
 		m.Ended = true
 		m.Status = b.Status
 	}
-}
-
-// titleLength bounds a title taken from the first prompt.
-const titleLength = 80
-
-func titleOf(text string) string {
-	out := make([]rune, 0, titleLength)
-	space := false
-	for _, r := range text {
-		if r == '\n' || r == '\t' || r == '\r' || r == ' ' {
-			space = len(out) > 0
-			continue
-		}
-		if space {
-			out = append(out, ' ')
-			space = false
-		}
-		out = append(out, r)
-		if len(out) >= titleLength {
-			out = append(out[:titleLength-1], '…')
-			break
-		}
-	}
-	return string(out)
 }
 
 // summarize brings m up to date with the session file at path, reading only

@@ -55,7 +55,13 @@ func allColumns() []column {
 	}
 }
 
-func count(n int64) string { return fmt.Sprintf("%d", n) }
+// count writes a count; a source that has not counted yet shows "?".
+func count(n int64) string {
+	if n < 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%d", n)
+}
 
 func duration(d time.Duration) string {
 	if d <= 0 {
