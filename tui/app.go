@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/transcript"
 	"github.com/cuff-dev/cuff/tui/browser"
 	"github.com/cuff-dev/cuff/tui/dialog"
 	"github.com/cuff-dev/cuff/tui/feed"
@@ -49,7 +50,10 @@ type Decision struct {
 // Approver answers approval requests from the UI. Without one, requests are
 // shown in the timeline but no prompt is offered.
 type Approver interface {
-	Decide(ctx context.Context, requestID string, d Decision) error
+	// Decide answers request requestID. The decision it returns stands even
+	// with an error (one that could not be recorded in the session, say);
+	// with no decision, the request is still open.
+	Decide(ctx context.Context, requestID string, d Decision) (*transcript.ApprovalDecision, error)
 }
 
 // Options configure the TUI.
@@ -68,6 +72,10 @@ type Options struct {
 	Where string
 	// Approver answers approval prompts; nil offers none.
 	Approver Approver
+	// ApprovalFeed says that pending requests arrive as ApprovalMsg, from
+	// the approval broker the command watches, for every project. Without
+	// it, prompts pop up for the requests of the session on screen.
+	ApprovalFeed bool
 	// ApprovalNote is an extra line in the approval prompt.
 	ApprovalNote string
 	// Now and Location make time deterministic in tests.
@@ -102,6 +110,8 @@ type Model struct {
 	ticking       bool
 	toast         toast
 	answered      map[string]bool // requests answered or put off here
+	queue         approvalQueue   // pending requests from the feed
+	closed        map[string]bool // requests the feed reported decided or gone
 	started       time.Time
 }
 
@@ -131,6 +141,8 @@ func New(opts Options) Model {
 		browser:  browser.New(st, km.Browser, opts.Location, opts.Now, opts.Where),
 		viewer:   viewer.New(st, km, opts.Location, opts.Now),
 		answered: map[string]bool{},
+		closed:   map[string]bool{},
+		queue:    newApprovalQueue(),
 		started:  opts.Now(),
 	}
 	m.viewer.SetCanAnswer(opts.Approver != nil)

@@ -220,15 +220,17 @@ type fakeApprover struct {
 	got []string
 }
 
-func (f *fakeApprover) Decide(_ context.Context, id string, d Decision) error {
+func (f *fakeApprover) Decide(_ context.Context, id string, d Decision) (*transcript.ApprovalDecision, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	verdict := "deny"
+	dec := &transcript.ApprovalDecision{RequestID: id, Decision: transcript.DecisionDeny, By: "tui", Reason: d.Reason}
 	if d.Approve {
 		verdict = "approve " + d.Scope
+		dec = &transcript.ApprovalDecision{RequestID: id, Decision: transcript.DecisionApprove, Scope: d.Scope, By: "tui"}
 	}
 	f.got = append(f.got, id+" "+verdict)
-	return nil
+	return dec, nil
 }
 
 func (f *fakeApprover) decisions() []string {

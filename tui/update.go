@@ -3,7 +3,6 @@ package tui
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/cuff-dev/cuff/transcript"
 	"github.com/cuff-dev/cuff/tui/browser"
 	"github.com/cuff-dev/cuff/tui/dialog"
 	"github.com/cuff-dev/cuff/tui/feed"
@@ -44,19 +43,24 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, tea.Batch(m.showToast("Exported to "+msg.path+" (path copied to the clipboard)", false), tea.SetClipboard(msg.path))
 	case decidedMsg:
-		if msg.err != nil {
-			return m, m.showToast("Could not record the decision: "+msg.err.Error(), true)
-		}
-		return m, nil
+		return m.decided(msg)
+	case ApprovalMsg:
+		return m.approvalChanged(msg)
+	case NoticeMsg:
+		return m, m.showToast(msg.Text, msg.Err)
 	case viewer.BackMsg:
 		if m.opts.Mode == ModeBrowse {
 			m.focus = focusBrowser
 		}
 		return m, nil
 	case viewer.AnswerMsg:
-		return m, m.openApproval(msg.Request, false)
+		return m, m.answerFromTimeline(msg.Request)
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
+	case tea.PasteMsg:
+		if d := m.dialogs.Top(); d != nil {
+			return m.handleAction(d.HandleMsg(msg))
+		}
 	case tea.MouseMsg:
 		if m.dialogs.Len() == 0 && m.focus == focusViewer && m.open {
 			var cmd tea.Cmd
@@ -93,6 +97,8 @@ func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		switch {
 		case key.Matches(msg, g.Quit):
 			return m, m.quit()
+		case key.Matches(msg, g.Approvals) && m.queue.len() > 0:
+			return m, m.reopenApprovals()
 		case key.Matches(msg, g.Help):
 			m.dialogs.Push(m.helpDialog())
 			return m, nil
@@ -130,34 +136,13 @@ func (m Model) handleAction(a dialog.Action) (tea.Model, tea.Cmd) {
 	case dialog.ActionClose:
 		m.dialogs.Pop()
 	case dialog.ActionLater:
-		m.answered[a.ID] = true
-		m.dialogs.Pop()
-		return m, m.showToast("Left for later: press a to answer it", false)
+		return m.later(a.ID)
 	case dialog.ActionApprove:
-		m.answered[a.ID] = true
-		m.dialogs.Pop()
-		return m, tea.Batch(m.decideCmd(a.ID, Decision{Approve: true, Scope: a.Scope}),
-			m.showToast("Approved ("+a.Scope+")", false))
+		return m.answer(a.ID, Decision{Approve: true, Scope: a.Scope})
 	case dialog.ActionDeny:
-		m.answered[a.ID] = true
-		m.dialogs.Pop()
-		return m, tea.Batch(m.decideCmd(a.ID, Decision{Reason: a.Reason}), m.showToast("Denied", false))
+		return m.answer(a.ID, Decision{Reason: a.Reason})
 	}
 	return m, nil
-}
-
-// decidedMsg reports that an answer was recorded.
-type decidedMsg struct {
-	id  string
-	err error
-}
-
-func (m Model) decideCmd(id string, d Decision) tea.Cmd {
-	ap, ctx := m.opts.Approver, m.opts.Context
-	if ap == nil {
-		return nil
-	}
-	return func() tea.Msg { return decidedMsg{id: id, err: ap.Decide(ctx, id, d)} }
 }
 
 func (m Model) helpDialog() dialog.Dialog {
@@ -170,17 +155,6 @@ func (m Model) helpDialog() dialog.Dialog {
 		title, km = "Keys: session view", m.keys.Viewer
 	}
 	return dialog.NewHelp(m.st, title, km, m.keys.Global, m.keys.Dialog.Close)
-}
-
-// openApproval shows the prompt for an approval request. popped says it
-// opened on its own (and so ignores keys for a moment).
-func (m *Model) openApproval(ev *transcript.Event, popped bool) tea.Cmd {
-	req, ok := ev.Body.(*transcript.ApprovalRequest)
-	if !ok || m.opts.Approver == nil || m.dialogs.Has(req.RequestID) {
-		return nil
-	}
-	m.dialogs.Push(dialog.NewApproval(ev, m.st, m.keys.Dialog, m.opts.Now, popped, m.opts.ApprovalNote))
-	return m.ensureTick()
 }
 
 // listed takes a new listing; in watch mode with nothing named, it opens
@@ -236,42 +210,6 @@ func (m Model) applyFeed(msg feed.Msg) (tea.Model, tea.Cmd) {
 	return m, tea.Batch(cmds...)
 }
 
-// reactTo pops an approval prompt for a fresh undecided request, and
-// closes one that was decided elsewhere.
-func (m *Model) reactTo(ev *transcript.Event) tea.Cmd {
-	switch b := ev.Body.(type) {
-	case *transcript.ApprovalRequest:
-		if m.answered[b.RequestID] || m.opts.Approver == nil {
-			return nil
-		}
-		now := m.opts.Now()
-		fresh := now.Sub(ev.TS) < popWindow
-		if b.ExpiresAt != nil {
-			fresh = now.Before(*b.ExpiresAt)
-		}
-		if fresh && m.undecided(b.RequestID) {
-			return m.openApproval(ev, true)
-		}
-	case *transcript.ApprovalDecision:
-		if m.dialogs.Has(b.RequestID) {
-			m.dialogs.Remove(b.RequestID)
-			return m.showToast("That request was decided elsewhere ("+b.Decision+")", false)
-		}
-	}
-	return nil
-}
-
-// undecided reports whether the timeline has no decision for a request.
-func (m *Model) undecided(requestID string) bool {
-	items := m.viewer.Timeline().Items()
-	for i := len(items) - 1; i >= 0; i-- {
-		if r := items[i].ApprovalRequest(); r != nil && r.RequestID == requestID {
-			return items[i].ApprovalDecision() == nil
-		}
-	}
-	return true
-}
-
 // tick advances spinners and expires toasts; it keeps ticking while
 // anything moves.
 func (m Model) tick() (tea.Model, tea.Cmd) {
@@ -283,8 +221,9 @@ func (m Model) tick() (tea.Model, tea.Cmd) {
 	if m.toast.text != "" && !m.opts.Now().Before(m.toast.until) {
 		m.toast = toast{}
 	}
-	if running || m.toast.text != "" || m.dialogs.Len() > 0 {
-		return m, m.ensureTick()
+	expired := m.expireQueued()
+	if running || m.toast.text != "" || m.dialogs.Len() > 0 || m.queue.len() > 0 {
+		return m, tea.Batch(expired, m.ensureTick())
 	}
-	return m, nil
+	return m, expired
 }

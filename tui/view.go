@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -117,6 +118,13 @@ func (m Model) statusBar() string {
 	if m.focus == focusViewer && m.open {
 		right = m.viewer.Status()
 	}
+	if n := m.queue.len(); n > 0 {
+		badge := m.st.Warn.Render(fmt.Sprintf("⚠ %d pending", n))
+		if right != "" {
+			badge += m.st.Muted.Render(" · ")
+		}
+		right = badge + right
+	}
 	var left string
 	switch {
 	case m.toast.text != "" && m.toast.err:
@@ -142,19 +150,31 @@ func (m Model) statusBar() string {
 // shortHelp is the keys that work where the focus is.
 func (m Model) shortHelp() []key.Binding {
 	g := m.keys.Global
+	var pending []key.Binding
+	if n := m.queue.len(); n > 0 {
+		b := g.Approvals
+		b.SetHelp(b.Help().Key, fmt.Sprintf("answer %d pending", n))
+		pending = []key.Binding{b}
+	}
+	top := m.dialogs.Top()
+	if h, ok := top.(interface{ ShortHelp() []key.Binding }); ok {
+		return h.ShortHelp()
+	}
 	switch {
-	case m.dialogs.Len() > 0 && m.dialogs.Top().ID() == "help":
+	case top != nil && top.ID() == "help":
 		return []key.Binding{m.keys.Dialog.Close}
-	case m.dialogs.Len() > 0:
+	case top != nil:
 		return m.keys.Dialog.ShortHelp()
 	case m.focus == focusViewer && m.open && m.viewer.Searching():
 		return m.keys.Search.ShortHelp()
 	case m.focus == focusViewer && m.open:
-		out := append(m.keys.Viewer.ShortHelp(), g.Export)
+		out := append(pending, m.keys.Viewer.ShortHelp()...)
+		out = append(out, g.Export)
 		if m.opts.Mode == ModeBrowse {
 			out = append(out, g.Switch)
 		}
 		return append(out, g.Help, g.Quit)
 	}
-	return append(m.keys.Browser.ShortHelp(), g.Export, g.Help, g.Quit)
+	out := append(pending, m.keys.Browser.ShortHelp()...)
+	return append(out, g.Export, g.Help, g.Quit)
 }

@@ -10,12 +10,14 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 	"github.com/cuff-dev/cuff/assets/demo"
+	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/tui"
 	"github.com/cuff-dev/cuff/tui/demoplay"
@@ -33,10 +35,11 @@ func (a *app) runBrowser(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	b, berr := a.ws.Broker()
 	return a.runTUI(cmd.Context(), tui.Options{
 		Sources: a.tuiSources(s), Mode: tui.ModeBrowse,
 		ExportDir: filepath.Join(s.Dir, "exports"), Where: s.Dir,
-	})
+	}, b, berr)
 }
 
 // tuiSources are the places the TUI lists sessions from: the project's
@@ -75,7 +78,8 @@ JSONL session file.`,
 				}
 				opts.Watch = &info
 			}
-			return a.runTUI(cmd.Context(), opts)
+			b, berr := a.ws.Broker()
+			return a.runTUI(cmd.Context(), opts, b, berr)
 		},
 	}
 }
@@ -163,9 +167,11 @@ func (a *app) demoCommand() *cobra.Command {
 		Use:   "demo",
 		Short: "Watch a recorded agent session played live in the TUI",
 		Long: `Play cuff's built-in demo session (an agent fixing a bug in a small Go
-project) into a temporary store and follow it live, approval prompts included.
-Nothing is run and nothing is written outside the temporary directory, except
-Ctrl+E exports, which go to the system's temporary directory.`,
+project) into a temporary store and follow it live. Its approval requests are
+real ones, filed with an approval broker in the temporary directory: what you
+answer decides whether the demo plays the command's run. Nothing is run and
+nothing is written outside the temporary directory, except Ctrl+E exports,
+which go to the system's temporary directory.`,
 		Example: `  cuff demo
   cuff demo --speed 3`,
 		Args: cobra.NoArgs,
@@ -179,7 +185,9 @@ Ctrl+E exports, which go to the system's temporary directory.`,
 			}
 			defer os.RemoveAll(tmp)
 			dir := filepath.Join(tmp, session.DirName)
-			p, err := demoplay.New(demo.Session(), dir, speed)
+			b := approval.New(filepath.Join(tmp, "state"))
+			b.Timeout = demoplay.ApprovalWait
+			p, err := demoplay.New(demo.Session(), dir, speed, b)
 			if err != nil {
 				return err
 			}
@@ -191,8 +199,8 @@ Ctrl+E exports, which go to the system's temporary directory.`,
 			err = a.runTUI(ctx, tui.Options{
 				Sources: []session.Source{session.Open(dir).Source()}, Mode: tui.ModeWatch, Watch: &info,
 				ExportDir: filepath.Join(os.TempDir(), "cuff-demo-exports"), Where: "the demo",
-				Approver: p, ApprovalNote: demoplay.Note,
-			})
+				ApprovalNote: demoplay.Note,
+			}, b, nil)
 			cancel()
 			if perr := <-played; err == nil && perr != nil {
 				err = perr
@@ -207,8 +215,11 @@ Ctrl+E exports, which go to the system's temporary directory.`,
 // tuiGCPercent is the garbage collector's target while the TUI runs.
 const tuiGCPercent = 25
 
-// runTUI runs the TUI on the terminal, or explains why it cannot.
-func (a *app) runTUI(ctx context.Context, opts tui.Options) error {
+// runTUI runs the TUI on the terminal, or explains why it cannot. With a
+// broker, the TUI answers approval requests through it: it announces
+// itself with a heartbeat and the broker's updates are fed into it for as
+// long as it runs. Without one, berr says why approvals are off.
+func (a *app) runTUI(ctx context.Context, opts tui.Options, b *approval.Broker, berr error) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -237,7 +248,28 @@ func (a *app) runTUI(ctx context.Context, opts tui.Options) error {
 		// often so the process stays within twice the session's size.
 		defer debug.SetGCPercent(debug.SetGCPercent(tuiGCPercent))
 	}
-	err := tui.Run(ctx, opts, progOpts...)
+	log := a.logger()
+	if b != nil {
+		b.Warn = func(msg string) { log.Warn(msg) }
+		opts.Approver, opts.ApprovalFeed = brokerApprover{b: b}, true
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p := tui.NewProgram(ctx, opts, progOpts...)
+	var feeds sync.WaitGroup
+	feeds.Go(func() {
+		if b == nil {
+			if berr != nil {
+				p.Send(brokerNotice(berr))
+			}
+			return
+		}
+		serveApprovals(ctx, b, p.Send, log)
+	})
+	_, err := p.Run()
+	err = tui.Finished(ctx, err)
+	cancel()
+	feeds.Wait()
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

@@ -1,7 +1,9 @@
 // Package demoplay plays a recorded session into a temporary store at
 // human pace, so that `cuff demo` shows the TUI following a live session
-// with no set-up. Approval requests wait for an answer from the TUI; the
-// answer only changes what the demo shows.
+// with no set-up. Each approval request of the session is filed for real
+// with an approval broker (in a temporary state directory), and the demo
+// goes on as the decision says: an approved command's run plays, a denied
+// or timed-out one is skipped.
 package demoplay
 
 import (
@@ -10,13 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"sync"
 	"time"
 
+	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
-	"github.com/cuff-dev/cuff/tui"
 )
 
 // Pacing at speed 1: the recorded gap between two events, clamped.
@@ -29,33 +29,29 @@ const (
 )
 
 // Note is the line the approval prompt shows during the demo.
-const Note = "Demo: the session waits for your answer, which only changes what the demo shows; nothing runs."
+const Note = "Demo: a real request, filed with a broker in a temporary folder. Approve and the command's run plays; deny and it is skipped. Nothing runs."
 
-// Player writes a session's events into a file one by one.
+// Player writes a session's events into a store one by one.
 type Player struct {
 	id     string
-	path   string
+	store  *session.Store
 	events []*transcript.Event
 	speed  float64
 	now    func() time.Time
-	// Wait is how long an approval request waits for an answer.
-	Wait time.Duration
-
-	mu      sync.Mutex
-	waiting string // the request waiting for an answer
-	answers chan answer
-}
-
-type answer struct {
-	id string
-	d  tui.Decision
+	broker *approval.Broker
+	agent  string
+	cwd    string
 }
 
 // New prepares to play the JSONL session data into a store in dir (a .cuff
-// directory, created if needed) at the given speed (2 is twice as fast).
-func New(data []byte, dir string, speed float64) (*Player, error) {
+// directory, created if needed) at the given speed (2 is twice as fast),
+// filing its approval requests with broker.
+func New(data []byte, dir string, speed float64, broker *approval.Broker) (*Player, error) {
 	if speed <= 0 {
 		return nil, fmt.Errorf("speed %v: it must be more than 0 (1 is human pace, 2 twice as fast)", speed)
+	}
+	if broker == nil {
+		return nil, errors.New("the demo needs an approval broker for its requests")
 	}
 	var events []*transcript.Event
 	if _, err := session.ReadAll(bytes.NewReader(data), func(ev *transcript.Event) error {
@@ -75,51 +71,36 @@ func New(data []byte, dir string, speed float64) (*Player, error) {
 	if err := os.MkdirAll(store.SessionsDir(), session.DirMode); err != nil {
 		return nil, fmt.Errorf("create the demo store: %w", err)
 	}
-	path := store.EventsPath(id)
-	if err := os.WriteFile(path, nil, transcript.FileMode); err != nil {
+	if err := os.WriteFile(store.EventsPath(id), nil, transcript.FileMode); err != nil {
 		return nil, fmt.Errorf("create the demo session: %w", err)
 	}
-	return &Player{id: id, path: path, events: events, speed: speed, now: time.Now, Wait: ApprovalWait, answers: make(chan answer, 1)}, nil
+	p := &Player{id: id, store: store, events: events, speed: speed, now: time.Now, broker: broker}
+	if s, ok := events[0].Body.(*transcript.SessionStart); ok {
+		p.agent, p.cwd = s.Agent, s.WorkingDirectory
+	}
+	return p, nil
 }
 
 // Info describes the session being played.
 func (p *Player) Info() session.Info {
-	info := session.Info{ID: p.id, Source: session.NativeSourceName, Path: p.path, Live: true, Status: transcript.StatusActive}
-	if s, ok := p.events[0].Body.(*transcript.SessionStart); ok {
-		info.Agent, info.WorkingDirectory = s.Agent, s.WorkingDirectory
-	}
+	info := session.Info{ID: p.id, Source: session.NativeSourceName, Path: p.Path(), Live: true, Status: transcript.StatusActive,
+		Agent: p.agent, WorkingDirectory: p.cwd}
 	info.Title = "cuff demo"
 	return info
 }
 
 // Path is the session file being written.
-func (p *Player) Path() string { return p.path }
+func (p *Player) Path() string { return p.store.EventsPath(p.id) }
 
-var _ tui.Approver = (*Player)(nil)
-
-// Decide answers the approval request the demo waits on.
-func (p *Player) Decide(ctx context.Context, requestID string, d tui.Decision) error {
-	p.mu.Lock()
-	waiting := p.waiting
-	p.mu.Unlock()
-	if waiting != requestID {
-		return fmt.Errorf("the demo is not waiting for request %s any more", requestID)
-	}
-	select {
-	case p.answers <- answer{id: requestID, d: d}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// Run plays every event, then returns; the file stays for the TUI.
+// Run plays every event, then returns; the file stays for the TUI. An
+// approval request waits for its real decision; the session's own
+// decision is replaced by it.
 func (p *Player) Run(ctx context.Context) error {
-	f, err := os.OpenFile(p.path, os.O_WRONLY|os.O_APPEND, transcript.FileMode)
+	app, err := transcript.OpenAppender(p.Path(), p.id, transcript.AppendOptions{NoSync: true})
 	if err != nil {
 		return fmt.Errorf("open the demo session: %w", err)
 	}
-	defer f.Close()
+	defer app.Close()
 	skip := map[int]bool{}
 	denied := map[string]bool{}
 	var prev time.Time
@@ -133,40 +114,47 @@ func (p *Player) Run(ctx context.Context) error {
 			}
 		}
 		prev = ev.TS
-		if err := p.write(f, ev, p.now()); err != nil {
-			return err
-		}
 		req, ok := ev.Body.(*transcript.ApprovalRequest)
 		if !ok {
+			if err := p.write(app, ev); err != nil {
+				return err
+			}
 			continue
 		}
-		a, answered := p.await(ctx, req.RequestID)
+		d, err := p.ask(ctx, ev, req)
 		if ctx.Err() != nil {
 			return nil
 		}
-		dec := &transcript.Event{Envelope: ev.Envelope} // no recorded decision: reuse the request's envelope
+		if err != nil {
+			return err
+		}
 		if j := p.findDecision(i, req.RequestID); j >= 0 {
 			skip[j] = true
-			dec = p.events[j]
 		}
-		body := transcript.ApprovalDecision{RequestID: req.RequestID, Decision: transcript.DecisionTimeout, By: "timeout",
-			Reason: "no answer in time"}
-		switch {
-		case answered && a.d.Approve:
-			body = transcript.ApprovalDecision{RequestID: req.RequestID, Decision: transcript.DecisionApprove, Scope: a.d.Scope, By: "tui"}
-		case answered:
-			body = transcript.ApprovalDecision{RequestID: req.RequestID, Decision: transcript.DecisionDeny, By: "tui", Reason: a.d.Reason}
-		}
-		if body.Decision != transcript.DecisionApprove {
+		if !d.Approved() {
 			denied[ev.CallID] = true
-		}
-		d := *dec
-		d.Type, d.Body, d.CallID = transcript.TypeApprovalDecision, &body, ev.CallID
-		if err := p.write(f, &d, p.now()); err != nil {
-			return err
 		}
 	}
 	return nil
+}
+
+// ask files the request of event ev with the broker, which records it in
+// the session, and waits for its decision (recorded by whoever decides).
+func (p *Player) ask(ctx context.Context, ev *transcript.Event, req *transcript.ApprovalRequest) (*approval.Decision, error) {
+	r := &approval.Request{
+		CallID:       ev.CallID,
+		Session:      approval.SessionRef{Dir: p.store.Dir, Recordings: p.store.Recordings, ID: p.id},
+		AgentSession: "demo:" + p.id, Agent: p.agent, AgentID: ev.AgentID, ParentCallID: ev.ParentCallID,
+		Tool: req.Tool, Command: req.Command, WorkingDirectory: p.cwd, Taint: req.Taint, Diff: req.Diff,
+	}
+	if req.Verdict != nil {
+		r.Verdict = *req.Verdict
+	}
+	_, d, err := p.broker.Ask(ctx, r)
+	if err != nil {
+		return nil, fmt.Errorf("ask for %q: %w", req.Command, err)
+	}
+	return d, nil
 }
 
 // gap is the pause before an event recorded at ts after one at prev.
@@ -186,32 +174,6 @@ func (p *Player) sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// await waits for the answer to a request, for ApprovalWait at most.
-func (p *Player) await(ctx context.Context, id string) (answer, bool) {
-	p.mu.Lock()
-	p.waiting = id
-	p.mu.Unlock()
-	defer func() {
-		p.mu.Lock()
-		p.waiting = ""
-		p.mu.Unlock()
-	}()
-	t := time.NewTimer(p.Wait)
-	defer t.Stop()
-	for {
-		select {
-		case a := <-p.answers:
-			if a.id == id {
-				return a, true
-			}
-		case <-t.C:
-			return answer{}, false
-		case <-ctx.Done():
-			return answer{}, false
-		}
-	}
-}
-
 // findDecision finds the recorded decision of a request after event i.
 func (p *Player) findDecision(i int, requestID string) int {
 	for j := i + 1; j < len(p.events); j++ {
@@ -222,23 +184,13 @@ func (p *Player) findDecision(i int, requestID string) int {
 	return -1
 }
 
-// write appends one event, stamped with the time it is played, as one
-// line in one write.
-func (p *Player) write(f *os.File, ev *transcript.Event, now time.Time) error {
+// write appends one event, stamped with the time it is played; the
+// appender numbers it after whatever the broker recorded meanwhile.
+func (p *Player) write(app *transcript.Appender, ev *transcript.Event) error {
 	e := *ev
-	e.TS = now.UTC()
-	if req, ok := e.Body.(*transcript.ApprovalRequest); ok {
-		r := *req
-		exp := e.TS.Add(p.Wait)
-		r.ExpiresAt = &exp
-		e.Body = &r
-	}
-	line, err := e.MarshalJSON()
-	if err != nil {
-		return fmt.Errorf("encode demo event %d: %w", e.Seq, err)
-	}
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(p.path), err)
+	e.TS = p.now().UTC()
+	if err := app.Append(&e); err != nil {
+		return fmt.Errorf("write demo event %d: %w", ev.Seq, err)
 	}
 	return nil
 }

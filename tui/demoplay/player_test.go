@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/cuff-dev/cuff/assets/demo"
+	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
-	"github.com/cuff-dev/cuff/tui"
 )
 
 // fast plays the demo in well under a second.
@@ -34,39 +34,68 @@ func played(t *testing.T, path string) []*transcript.Event {
 	return events
 }
 
-// answerAll answers every request the player waits on with d, until ctx
-// ends.
-func answerAll(ctx context.Context, p *Player, d tui.Decision) {
+// broker is a real approval broker in a temporary state directory, whose
+// requests time out after wait.
+func broker(t *testing.T, wait time.Duration) *approval.Broker {
+	t.Helper()
+	b := approval.New(filepath.Join(t.TempDir(), "state"))
+	b.Timeout = wait
+	b.PollInterval = 20 * time.Millisecond
+	return b
+}
+
+// answerAll answers every request filed with b with ans, as the TUI does,
+// until ctx ends.
+func answerAll(ctx context.Context, t *testing.T, b *approval.Broker, ans approval.Answer) {
 	for ctx.Err() == nil {
-		p.mu.Lock()
-		id := p.waiting
-		p.mu.Unlock()
-		if id != "" {
-			_ = p.Decide(ctx, id, d)
+		pending, err := b.Pending()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		for _, r := range pending {
+			if _, err := b.Decide(r.ID, ans); err != nil {
+				t.Errorf("decide %s: %v", r.ID, err)
+			}
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 }
 
-func play(t *testing.T, d *tui.Decision) []*transcript.Event {
+func play(t *testing.T, ans *approval.Answer) []*transcript.Event {
 	t.Helper()
-	p, err := New(demo.Session(), filepath.Join(t.TempDir(), ".cuff"), fast)
+	b := broker(t, 300*time.Millisecond)
+	p, err := New(demo.Session(), filepath.Join(t.TempDir(), ".cuff"), fast, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Wait = 200 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if d != nil {
-		go answerAll(ctx, p, *d)
-	}
-	if err := p.Run(ctx); err != nil {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if ans != nil {
+			answerAll(ctx, t, b, *ans)
+		}
+	}()
+	err = p.Run(ctx)
+	cancel()
+	<-done
+	if err != nil {
 		t.Fatal(err)
 	}
 	if info := p.Info(); info.ID != demo.SessionID || info.Path != p.Path() || !info.Live {
 		t.Errorf("info %+v", info)
 	}
-	return played(t, p.Path())
+	events := played(t, p.Path())
+	for i, ev := range events {
+		if ev.Seq != int64(i+1) {
+			t.Fatalf("event %d (%s) has seq %d: the player and the broker number events together", i, ev.Type, ev.Seq)
+		}
+	}
+	if pending, _ := b.Pending(); len(pending) != 0 {
+		t.Errorf("%d requests left pending", len(pending))
+	}
+	return events
 }
 
 func decisions(events []*transcript.Event) []string {
@@ -90,7 +119,8 @@ func commands(events []*transcript.Event) string {
 }
 
 func TestPlayApproved(t *testing.T) {
-	events := play(t, &tui.Decision{Approve: true, Scope: "once"})
+	ans := approval.Approve("once", approval.ByTUI)
+	events := play(t, &ans)
 	if got := decisions(events); strings.Join(got, ",") != "approve by tui,approve by tui" {
 		t.Errorf("decisions %v", got)
 	}
@@ -106,9 +136,15 @@ func TestPlayApproved(t *testing.T) {
 }
 
 func TestPlayDenied(t *testing.T) {
-	events := play(t, &tui.Decision{Reason: "not now"})
+	ans := approval.Deny("not now", approval.ByTUI)
+	events := play(t, &ans)
 	if got := decisions(events); strings.Join(got, ",") != "deny by tui,deny by tui" {
 		t.Errorf("decisions %v", got)
+	}
+	for _, ev := range events {
+		if d, ok := ev.Body.(*transcript.ApprovalDecision); ok && d.Reason != "not now" {
+			t.Errorf("the reason given is not recorded: %+v", d)
+		}
 	}
 	if strings.Contains(commands(events), "gh issue view 42") {
 		t.Error("a denied command still ran")
@@ -127,32 +163,26 @@ func TestPlayUnanswered(t *testing.T) {
 	}
 }
 
-func TestDecideWhenNotWaiting(t *testing.T) {
-	p, err := New(demo.Session(), filepath.Join(t.TempDir(), ".cuff"), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Decide(context.Background(), "nope", tui.Decision{Approve: true}); err == nil {
-		t.Error("an answer to no pending request was accepted")
-	}
-}
-
 func TestBadInput(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), ".cuff")
-	if _, err := New(demo.Session(), dir, 0); err == nil || !strings.Contains(err.Error(), "more than 0") {
+	b := broker(t, time.Second)
+	if _, err := New(demo.Session(), dir, 0, b); err == nil || !strings.Contains(err.Error(), "more than 0") {
 		t.Errorf("speed 0: %v", err)
 	}
-	if _, err := New([]byte("not json\n"), dir, 1); err == nil {
+	if _, err := New(demo.Session(), dir, 1, nil); err == nil || !strings.Contains(err.Error(), "broker") {
+		t.Errorf("no broker: %v", err)
+	}
+	if _, err := New([]byte("not json\n"), dir, 1, b); err == nil {
 		t.Error("a session with no events was accepted")
 	}
 	bad := strings.Replace(string(demo.Session()), demo.SessionID, "../../etc", -1)
-	if _, err := New([]byte(bad), dir, 1); err == nil || !strings.Contains(err.Error(), "not a session id") {
+	if _, err := New([]byte(bad), dir, 1, b); err == nil || !strings.Contains(err.Error(), "not a session id") {
 		t.Errorf("a bad id: %v", err)
 	}
 }
 
 func TestStopsWithContext(t *testing.T) {
-	p, err := New(demo.Session(), filepath.Join(t.TempDir(), ".cuff"), 1)
+	p, err := New(demo.Session(), filepath.Join(t.TempDir(), ".cuff"), 1, broker(t, time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,5 +200,35 @@ func TestStopsWithContext(t *testing.T) {
 	}
 	if n := len(played(t, p.Path())); n == 0 || n > 3 {
 		t.Errorf("%d events played in 100 ms at human pace", n)
+	}
+}
+
+// TestStopsWhileAsking: quitting the demo while a request waits withdraws
+// the request, so no prompt is left for a demo that is gone.
+func TestStopsWhileAsking(t *testing.T) {
+	b := broker(t, time.Minute)
+	p, err := New(demo.Session(), filepath.Join(t.TempDir(), ".cuff"), fast, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	var id string
+	for deadline := time.Now().Add(10 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if pending, _ := b.Pending(); len(pending) > 0 {
+			id = pending[0].ID
+		}
+	}
+	if id == "" {
+		t.Fatal("the demo never filed its request")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if d := b.Decision(id); d == nil || d.Approved() {
+		t.Errorf("the request of a stopped demo is not withdrawn: %+v", d)
 	}
 }

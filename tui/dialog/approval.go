@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/cuff-dev/cuff/tui/common"
 	"github.com/cuff-dev/cuff/tui/keys"
@@ -17,12 +17,12 @@ import (
 // so that a keystroke meant for the timeline never answers it.
 const GracePeriod = 600 * time.Millisecond
 
-// Dialog sizes.
-const (
-	maxDialogWidth   = 76
-	maxCommandLines  = 8
-	dialogFrameWidth = 6 // border and padding
-)
+// DefaultDenyReason is what the agent is told when a denial has no reason
+// typed.
+const DefaultDenyReason = "denied in the TUI"
+
+// maxReasonLength caps the reason of a denial.
+const maxReasonLength = 500
 
 // choices of the approval prompt, left to right.
 const (
@@ -35,56 +35,142 @@ const (
 
 // choiceLabel is the button text of a choice.
 func choiceLabel(choice int) string {
-	return [choiceCount]string{"Approve once", "For this session", "Always", "Deny"}[choice]
+	return [choiceCount]string{"Approve once", "This agent session", "Always", "Deny…"}[choice]
 }
 
-// Approval asks a person to approve or deny a gated command. The focused
-// choice starts on Deny, so enter alone never approves.
-type Approval struct {
-	id     string
-	req    *transcript.ApprovalRequest
-	st     *styles.Styles
-	keys   keys.Dialog
-	now    func() time.Time
-	opened time.Time
-	grace  time.Duration
-	choice int
-	note   string
+// Request is what the approval prompt shows about a gated command.
+type Request struct {
+	ID      string
+	Tool    string
+	Command string
+	// WorkingDirectory is where the command would run.
+	WorkingDirectory string
+	// Project is the folder of the project whose agent asks.
+	Project string
+	// Agent is the agent product, such as claude-code.
+	Agent string
+	// Verdict says why the gate asked.
+	Verdict *transcript.Verdict
+	Taint   []string
+	// Diff is the change a file-changing tool would make.
+	Diff string
+	// ExpiresAt is when the request is denied by timeout; zero for never.
+	ExpiresAt time.Time
+	// OnScreen says the request comes from the session on screen.
+	OnScreen bool
 }
 
-// NewApproval opens a prompt for the approval_request event ev. With
-// popped set (it opened on its own), keys are ignored for GracePeriod.
-// note is an extra line, such as what the demo does with the answer.
-func NewApproval(ev *transcript.Event, st *styles.Styles, km keys.Dialog, now func() time.Time, popped bool, note string) *Approval {
+// RequestOf is the prompt's view of an approval_request event.
+func RequestOf(ev *transcript.Event) Request {
 	req, _ := ev.Body.(*transcript.ApprovalRequest)
 	if req == nil {
-		req = &transcript.ApprovalRequest{}
+		return Request{}
 	}
+	r := Request{ID: req.RequestID, Tool: req.Tool, Command: req.Command, Verdict: req.Verdict, Taint: req.Taint, Diff: req.Diff, OnScreen: true}
+	if req.ExpiresAt != nil {
+		r.ExpiresAt = *req.ExpiresAt
+	}
+	return r
+}
+
+// approvalMode is what the prompt's keys do.
+type approvalMode int
+
+const (
+	modeChoose approvalMode = iota // a, s, A, d, arrows
+	modeReason                     // typing the reason of a denial
+)
+
+// Approval asks a person to approve or deny a gated command. The focused
+// choice starts on Deny, so enter alone never approves; a denial asks for
+// the reason the agent is told.
+type Approval struct {
+	req     Request
+	st      *styles.Styles
+	keys    keys.Dialog
+	hl      *common.Highlighter
+	now     func() time.Time
+	opened  time.Time
+	grace   time.Duration
+	choice  int
+	note    string
+	mode    approvalMode
+	reason  textinput.Model
+	waiting int // other requests queued behind this one
+	diffTop int // the first diff line shown
+	cache   renderCache
+}
+
+// NewApproval opens a prompt for req. With popped set (it opened on its
+// own), keys are ignored until none came for GracePeriod. note is an extra line, such as
+// what the demo does with the answer.
+func NewApproval(req Request, st *styles.Styles, km keys.Dialog, now func() time.Time, popped bool, note string) *Approval {
 	if now == nil {
 		now = time.Now
 	}
-	a := &Approval{id: req.RequestID, req: req, st: st, keys: km, now: now, opened: now(), choice: choiceDeny, note: note}
+	ti := textinput.New()
+	ti.Prompt = "› "
+	ti.Placeholder = DefaultDenyReason
+	ti.CharLimit = maxReasonLength
+	a := &Approval{req: req, st: st, keys: km, hl: common.NewHighlighter(st.Dark), now: now, opened: now(),
+		choice: choiceDeny, note: note, reason: ti}
+	a.setInputStyles()
 	if popped {
 		a.grace = GracePeriod
 	}
 	return a
 }
 
+func (a *Approval) setInputStyles() {
+	s := textinput.DefaultStyles(a.st.Dark)
+	s.Cursor.Blink = false // nothing drives a blink inside a dialog
+	a.reason.SetStyles(s)
+}
+
 var _ Dialog = (*Approval)(nil)
 
 // ID is the request id.
-func (a *Approval) ID() string { return a.id }
+func (a *Approval) ID() string { return a.req.ID }
 
 // Choice is the focused button (0 approve once … 3 deny), for tests.
 func (a *Approval) Choice() int { return a.choice }
 
-// HandleMsg answers keys with approve, deny or later.
+// Typing reports whether the reason of a denial is being typed.
+func (a *Approval) Typing() bool { return a.mode == modeReason }
+
+// SetWaiting says how many other requests wait behind this one.
+func (a *Approval) SetWaiting(n int) { a.waiting = max(n, 0) }
+
+// SetOnScreen says whether the request comes from the session on screen.
+func (a *Approval) SetOnScreen(v bool) { a.req.OnScreen = v }
+
+// ShortHelp is the keys that work in the prompt now, for the footer.
+func (a *Approval) ShortHelp() []key.Binding {
+	if a.mode == modeReason {
+		return a.keys.ReasonHelp()
+	}
+	return a.keys.ShortHelp()
+}
+
+// inGrace reports whether the prompt still ignores keys.
+func (a *Approval) inGrace() bool { return a.now().Sub(a.opened) < a.grace }
+
+// HandleMsg answers keys with approve, deny or later; while a reason is
+// typed, it takes keys and pastes for the text input.
 func (a *Approval) HandleMsg(msg tea.Msg) Action {
-	kp, ok := msg.(tea.KeyPressMsg)
-	if !ok {
+	if a.inGrace() {
+		if _, ok := msg.(tea.KeyPressMsg); ok {
+			// Typing on: the keys are meant for the page below. The
+			// prompt takes keys only after a pause.
+			a.opened = a.now()
+		}
 		return ActionNone{}
 	}
-	if a.now().Sub(a.opened) < a.grace {
+	if a.mode == modeReason {
+		return a.handleReason(msg)
+	}
+	kp, ok := msg.(tea.KeyPressMsg)
+	if !ok {
 		return ActionNone{}
 	}
 	k := a.keys
@@ -103,8 +189,39 @@ func (a *Approval) HandleMsg(msg tea.Msg) Action {
 		a.choice = (a.choice + 1) % choiceCount
 	case key.Matches(kp, k.Confirm):
 		return a.act(a.choice)
+	case key.Matches(kp, k.Scroll):
+		if a.diffTop < strings.Count(a.req.Diff, "\n") {
+			a.diffTop++ // clamped to the window when drawn
+		}
+	case key.Matches(kp, k.ScrollUp):
+		a.diffTop = max(a.diffTop-1, 0)
 	case key.Matches(kp, k.Later):
-		return ActionLater{ID: a.id}
+		return ActionLater{ID: a.req.ID}
+	}
+	return ActionNone{}
+}
+
+// handleReason edits the reason of a denial: enter sends it, esc goes
+// back to the choices.
+func (a *Approval) handleReason(msg tea.Msg) Action {
+	if kp, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case key.Matches(kp, a.keys.SendDenial):
+			reason := strings.TrimSpace(a.reason.Value())
+			if reason == "" {
+				reason = DefaultDenyReason
+			}
+			return ActionDeny{ID: a.req.ID, Reason: reason}
+		case key.Matches(kp, a.keys.Back):
+			a.mode = modeChoose
+			a.reason.Blur()
+			return ActionNone{}
+		}
+	}
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.PasteMsg:
+		// The input's command only blinks the cursor, which is off here.
+		a.reason, _ = a.reason.Update(msg)
 	}
 	return ActionNone{}
 }
@@ -112,87 +229,14 @@ func (a *Approval) HandleMsg(msg tea.Msg) Action {
 func (a *Approval) act(choice int) Action {
 	switch choice {
 	case choiceOnce:
-		return ActionApprove{ID: a.id, Scope: transcript.ScopeOnce}
+		return ActionApprove{ID: a.req.ID, Scope: transcript.ScopeOnce}
 	case choiceSession:
-		return ActionApprove{ID: a.id, Scope: transcript.ScopeSession}
+		return ActionApprove{ID: a.req.ID, Scope: transcript.ScopeSession}
 	case choiceAlways:
-		return ActionApprove{ID: a.id, Scope: transcript.ScopeAlways}
+		return ActionApprove{ID: a.req.ID, Scope: transcript.ScopeAlways}
 	}
-	return ActionDeny{ID: a.id, Reason: "denied in the TUI"}
-}
-
-// View draws the prompt.
-func (a *Approval) View(width, height int) string {
-	w := min(maxDialogWidth, width-2) - dialogFrameWidth
-	w = max(w, 10)
-	st := a.st
-	var lines []string
-	lines = append(lines, st.DialogTitle.Render("⚠ Approval requested"))
-	what := "The agent wants to run:"
-	if a.req.Tool != "" && !strings.EqualFold(a.req.Tool, "bash") {
-		what = "The agent wants to use " + common.OneLine(common.Sanitize(a.req.Tool), 30) + ":"
-	}
-	lines = append(lines, "", st.Muted.Render(what))
-	cmd := common.HardWrap(common.Sanitize(a.req.Command), w-2)
-	if len(cmd) > maxCommandLines {
-		cmd = append(cmd[:maxCommandLines:maxCommandLines], "…")
-	}
-	for _, l := range cmd {
-		lines = append(lines, st.Prompt.Render("$ ")+st.Header.Render(l))
-	}
-	if v := a.req.Verdict; v != nil {
-		why := v.Reasons
-		if v.Tier != "" {
-			why = append([]string{v.Tier}, why...)
-		}
-		if len(why) > 0 {
-			lines = append(lines, "")
-			for _, l := range common.Wrap(common.Sanitize(strings.Join(why, " · ")), w) {
-				lines = append(lines, st.Warn.Render(l))
-			}
-		}
-	}
-	if a.req.ExpiresAt != nil {
-		if left := a.req.ExpiresAt.Sub(a.now()); left > 0 {
-			lines = append(lines, st.Muted.Render("denied automatically in "+left.Round(time.Second).String()))
-		}
-	}
-	lines = append(lines, "", a.buttons(w))
-	lines = append(lines, st.Muted.Render(common.Truncate("y once · s session · A always · n deny · esc later", w)))
-	if a.note != "" {
-		for _, l := range common.Wrap(a.note, w) {
-			lines = append(lines, st.Muted.Render(l))
-		}
-	}
-	if a.now().Sub(a.opened) < a.grace {
-		lines = append(lines, st.Muted.Render("…"))
-	}
-	if len(lines) > height-2 && height > 4 {
-		lines = lines[:height-2]
-	}
-	return st.Dialog.Width(w + dialogFrameWidth).Render(strings.Join(lines, "\n"))
-}
-
-// buttons draws the choices, the focused one highlighted, on as many
-// lines as the width needs.
-func (a *Approval) buttons(width int) string {
-	var rows []string
-	row := ""
-	for i := range choiceCount {
-		label := choiceLabel(i)
-		style := a.st.Button
-		if i == a.choice {
-			style = a.st.ButtonActive
-		}
-		b := style.Render(label)
-		if row != "" && lipgloss.Width(row)+1+lipgloss.Width(b) > width {
-			rows = append(rows, row)
-			row = ""
-		}
-		if row != "" {
-			row += " "
-		}
-		row += b
-	}
-	return strings.Join(append(rows, row), "\n")
+	a.mode = modeReason
+	a.choice = choiceDeny
+	_ = a.reason.Focus() // its command only blinks the cursor, which is off here
+	return ActionNone{}
 }

@@ -83,6 +83,16 @@ func (s *Stack) Remove(id string) {
 	s.ds = out
 }
 
+// Find is the open dialog with the given id, or nil.
+func (s *Stack) Find(id string) Dialog {
+	for _, d := range s.ds {
+		if d.ID() == id {
+			return d
+		}
+	}
+	return nil
+}
+
 // Has reports whether a dialog with the given id is open.
 func (s *Stack) Has(id string) bool {
 	for _, d := range s.ds {
