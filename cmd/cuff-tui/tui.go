@@ -215,6 +215,13 @@ which go to the system's temporary directory.`,
 // tuiGCPercent is the garbage collector's target while the TUI runs.
 const tuiGCPercent = 25
 
+// The soft memory limit while following a big session: a multiple of its
+// file size, and never below a floor that small sessions never reach.
+const (
+	memoryLimitFactor = 1.8
+	minMemoryLimit    = 64 << 20
+)
+
 // runTUI runs the TUI on the terminal, or explains why it cannot. With a
 // broker, the TUI answers approval requests through it: it announces
 // itself with a heartbeat and the broker's updates are fed into it for as
@@ -247,6 +254,13 @@ func (a *app) runTUI(ctx context.Context, opts tui.Options, b *approval.Broker, 
 		// A big session is kept in memory whole: collect garbage more
 		// often so the process stays within twice the session's size.
 		defer debug.SetGCPercent(debug.SetGCPercent(tuiGCPercent))
+	}
+	if opts.Watch != nil && opts.Watch.SizeBytes > 0 && a.getenv("GOMEMLIMIT") == "" {
+		// A soft limit near the session's size makes the collector work
+		// harder while the whole session is indexed, instead of letting the
+		// heap grow past twice the file.
+		limit := max(int64(float64(opts.Watch.SizeBytes)*memoryLimitFactor), minMemoryLimit)
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
 	}
 	log := a.logger()
 	if b != nil {
