@@ -78,6 +78,9 @@ type Options struct {
 	ApprovalFeed bool
 	// ApprovalNote is an extra line in the approval prompt.
 	ApprovalNote string
+	// Theme is "dark" or "light" to fix the colours, or "" / "auto" to
+	// follow the terminal's background.
+	Theme string
 	// Now and Location make time deterministic in tests.
 	Now      func() time.Time
 	Location *time.Location
@@ -133,7 +136,7 @@ func New(opts Options) Model {
 		opts.Location = time.Local
 	}
 	km := keys.DefaultKeyMap()
-	st := styles.New(true)
+	st := styles.New(opts.Theme != ThemeLight)
 	h := help.New()
 	h.Styles = st.Help
 	m := Model{
@@ -149,9 +152,21 @@ func New(opts Options) Model {
 	return m
 }
 
+// Themes that fix the colours instead of following the terminal.
+const (
+	ThemeDark  = "dark"
+	ThemeLight = "light"
+)
+
+// fixedTheme reports whether the colours ignore the terminal's background.
+func (m Model) fixedTheme() bool { return m.opts.Theme == ThemeDark || m.opts.Theme == ThemeLight }
+
 // Init asks for the background colour and starts the first load.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	var cmds []tea.Cmd
+	if !m.fixedTheme() {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
 	switch {
 	case m.opts.Mode == ModeWatch && m.opts.Watch != nil:
 		// Opened on the first message, when the model can be changed.

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"image/color"
 	"os"
 	"path/filepath"
 	"strings"
@@ -428,5 +429,21 @@ func TestCtrlCQuitsFromADialog(t *testing.T) {
 	}
 	if _, quit := cmd().(tea.QuitMsg); !quit {
 		t.Fatal("ctrl+c does not quit from a dialog")
+	}
+}
+
+func TestFixedThemeIgnoresTheTerminalBackground(t *testing.T) {
+	m := New(Options{Theme: ThemeLight})
+	if m.st.Dark {
+		t.Fatal("light theme starts dark")
+	}
+	next, _ := m.Update(tea.BackgroundColorMsg{Color: color.Black})
+	if next.(Model).st.Dark {
+		t.Error("a fixed light theme followed a dark terminal")
+	}
+	auto := New(Options{})
+	next, _ = auto.Update(tea.BackgroundColorMsg{Color: color.White})
+	if next.(Model).st.Dark {
+		t.Error("auto theme did not follow a light terminal")
 	}
 }

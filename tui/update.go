@@ -20,6 +20,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout()
 		return m, m.viewer.Cmds()
 	case tea.BackgroundColorMsg:
+		if m.fixedTheme() {
+			return m, nil
+		}
 		m.setStyles(styles.New(msg.IsDark()))
 		return m, m.viewer.Cmds()
 	case openMsg:

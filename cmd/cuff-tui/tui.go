@@ -255,6 +255,9 @@ func (a *app) runTUI(ctx context.Context, opts tui.Options, b *approval.Broker, 
 		// often so the process stays within twice the session's size.
 		defer debug.SetGCPercent(debug.SetGCPercent(tuiGCPercent))
 	}
+	if a.ws != nil && opts.Theme == "" {
+		opts.Theme = string(a.ws.Settings.TUI.Theme) // tui.theme: auto, dark or light
+	}
 	if opts.Watch != nil && opts.Watch.SizeBytes > 0 && a.getenv("GOMEMLIMIT") == "" {
 		// A soft limit near the session's size makes the collector work
 		// harder while the whole session is indexed, instead of letting the
