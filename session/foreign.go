@@ -49,6 +49,7 @@ type FolderSource struct {
 	cache string // file that keeps the listing cache between runs; "" for none
 
 	mu      sync.Mutex
+	filling sync.Mutex            // one Fill at a time
 	entries map[string]cachedInfo // by path
 	loaded  bool
 	dirty   bool
@@ -172,6 +173,10 @@ func (f *FolderSource) List(ctx context.Context) ([]Info, error) {
 // Fill computes exact counts for the listed sessions whose counts are
 // Unknown, decoding each file whole, until ctx is done; results are cached.
 func (f *FolderSource) Fill(ctx context.Context, infos []Info) error {
+	if !f.filling.TryLock() {
+		return nil // another pass is counting; its results reach the cache
+	}
+	defer f.filling.Unlock()
 	for i := range infos {
 		if infos[i].Source != f.name || infos[i].Events != Unknown {
 			continue

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -44,6 +45,7 @@ type OpenMsg struct{ Info session.Info }
 // List returns a command that lists every source at once and merges the
 // results, newest first. A source that fails is reported, not fatal.
 func List(ctx context.Context, sources []session.Source) tea.Cmd {
+	parent := ctx
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, listTimeout)
 		defer cancel()
@@ -55,6 +57,11 @@ func List(ctx context.Context, sources []session.Source) tea.Cmd {
 			go func() {
 				defer wg.Done()
 				infos, err := src.List(ctx)
+				if f, ok := src.(filler); ok && err == nil {
+					// Exact counts arrive with a later listing: the source
+					// caches what this background pass computes.
+					go fill(parent, f, slices.Clone(infos))
+				}
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil && !errors.Is(err, context.Canceled) {
@@ -68,6 +75,21 @@ func List(ctx context.Context, sources []session.Source) tea.Cmd {
 		sort.Strings(msg.Errs)
 		return msg
 	}
+}
+
+// filler is a source whose listing leaves counts to compute later
+// (session.FolderSource).
+type filler interface {
+	Fill(ctx context.Context, infos []session.Info) error
+}
+
+// fillBudget bounds one background counting pass.
+const fillBudget = 30 * time.Second
+
+func fill(ctx context.Context, f filler, infos []session.Info) {
+	ctx, cancel := context.WithTimeout(ctx, fillBudget)
+	defer cancel()
+	_ = f.Fill(ctx, infos) // counts not computed now show as "?" until a later pass
 }
 
 // SortNewestFirst orders sessions by start time, newest first.
