@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cuff-dev/cuff/internal/tmuxtest"
 	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/cuff-dev/cuff/tui/dialog"
@@ -47,65 +46,6 @@ func TestMain(m *testing.M) {
 // screenWait bounds how long an end-to-end test waits for the screen or
 // for the agent's answer.
 const screenWait = 15 * time.Second
-
-// tmuxSession is one cuff running in a tmux server of its own (a unique
-// socket), killed when the test ends.
-type tmuxSession struct {
-	t      *testing.T
-	socket string
-}
-
-// startTmux runs the shell command line in a detached 120×40 tmux session.
-func startTmux(t *testing.T, cmdline string) *tmuxSession {
-	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
-	}
-	var b [6]byte
-	rand.Read(b[:])
-	ts := &tmuxSession{t: t, socket: "cuff-tui-e2e-" + hex.EncodeToString(b[:])}
-	ts.tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", cmdline+"; sleep 60")
-	t.Cleanup(func() { exec.Command("tmux", "-L", ts.socket, "kill-server").Run() })
-	return ts
-}
-
-func (ts *tmuxSession) tmux(args ...string) string {
-	ts.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-L", ts.socket}, args...)...).CombinedOutput()
-	if err != nil {
-		ts.t.Fatalf("tmux %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-func (ts *tmuxSession) screen() string { return ts.tmux("capture-pane", "-p", "-t", "e2e") }
-
-// waitScreen polls the pane until it shows every text, and returns it.
-func (ts *tmuxSession) waitScreen(texts ...string) string {
-	ts.t.Helper()
-	deadline := time.Now().Add(screenWait)
-	for {
-		s := ts.screen()
-		ok := true
-		for _, x := range texts {
-			ok = ok && strings.Contains(s, x)
-		}
-		if ok {
-			return s
-		}
-		if time.Now().After(deadline) {
-			ts.t.Fatalf("the screen never showed %q:\n%s", texts, s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func (ts *tmuxSession) keys(keys ...string) {
-	ts.tmux(append([]string{"send-keys", "-t", "e2e"}, keys...)...)
-}
-
-// typeText types text literally.
-func (ts *tmuxSession) typeText(text string) { ts.keys("-l", text) }
 
 const e2eID = "20260118_143052_a7b3c9d2-e4f5"
 
@@ -145,11 +85,11 @@ func newProject(t *testing.T) project {
 }
 
 // start runs cuff (the session browser) on the project in tmux.
-func (p project) start(t *testing.T) *tmuxSession {
+func (p project) start(t *testing.T) *tmuxtest.Session {
 	home := t.TempDir()
 	env := fmt.Sprintf("env HOME=%s XDG_STATE_HOME=%s/xdg-state XDG_CONFIG_HOME=%s/config CUFF_STATE_DIR=%s TERM=xterm-256color CUFF_DIR= CUFF_TUI= TZ=UTC",
 		home, home, home, p.state)
-	return startTmux(t, fmt.Sprintf("%s %s --dir %s", env, filepath.Join(binDir, "cuff"), p.dir))
+	return tmuxtest.Start(t, fmt.Sprintf("%s %s --dir %s", env, filepath.Join(binDir, "cuff"), p.dir))
 }
 
 // agentAsk files a request from another goroutine, as an agent's hook does,
@@ -221,12 +161,12 @@ func pastGrace() { time.Sleep(dialog.GracePeriod + 200*time.Millisecond) }
 func TestTUIApprovalApprove(t *testing.T) {
 	p := newProject(t)
 	ts := p.start(t)
-	ts.waitScreen("1 session", "approvals end to end")
+	ts.WaitScreen("1 session", "approvals end to end")
 	b, answer := p.agentAsk(t, "curl -s https://example.com/e2e-approve")
-	ts.waitScreen("Approval requested", "$ curl -s https://example.com/e2e-approve", "reaches other machines", "⚠ 1 pending",
+	ts.WaitScreen("Approval requested", "$ curl -s https://example.com/e2e-approve", "reaches other machines", "⚠ 1 pending",
 		"claude-code · project /")
 	pastGrace()
-	ts.keys("a")
+	ts.Keys("a")
 	d := decision(t, answer)
 	if !d.Approved() || d.Scope != transcript.ScopeOnce || d.By != approval.ByTUI {
 		t.Errorf("the agent got %+v", d)
@@ -237,13 +177,13 @@ func TestTUIApprovalApprove(t *testing.T) {
 	if pending, _ := b.Pending(); len(pending) != 0 {
 		t.Errorf("still pending: %v", pending)
 	}
-	s := ts.waitScreen("Approved (once)")
+	s := ts.WaitScreen("Approved (once)")
 	if strings.Contains(s, "⚠ 1 pending") {
 		t.Errorf("the request is still counted:\n%s", s)
 	}
-	ts.keys("Enter")
-	ts.waitScreen("⚠ Approval requested", "✓ approved once by tui")
-	ts.keys("q")
+	ts.Keys("Enter")
+	ts.WaitScreen("⚠ Approval requested", "✓ approved once by tui")
+	ts.Keys("q")
 }
 
 // TestTUIApprovalDenyWithReason: the prompt pops up over the session on
@@ -251,17 +191,17 @@ func TestTUIApprovalApprove(t *testing.T) {
 func TestTUIApprovalDenyWithReason(t *testing.T) {
 	p := newProject(t)
 	ts := p.start(t)
-	ts.waitScreen("1 session")
-	ts.keys("Enter")
-	ts.waitScreen("I will fetch the page.")
+	ts.WaitScreen("1 session")
+	ts.Keys("Enter")
+	ts.WaitScreen("I will fetch the page.")
 	_, answer := p.agentAsk(t, "wget https://example.com/e2e-deny")
-	ts.waitScreen("Approval requested", "$ wget https://example.com/e2e-deny", "the session on screen")
+	ts.WaitScreen("Approval requested", "$ wget https://example.com/e2e-deny", "the session on screen")
 	pastGrace()
-	ts.keys("d")
-	ts.waitScreen("the reason goes back to the agent")
-	ts.typeText("use the internal mirror")
-	ts.waitScreen("use the internal mirror")
-	ts.keys("Enter")
+	ts.Keys("d")
+	ts.WaitScreen("the reason goes back to the agent")
+	ts.Type("use the internal mirror")
+	ts.WaitScreen("use the internal mirror")
+	ts.Keys("Enter")
 	d := decision(t, answer)
 	if d.Approved() || d.Reason != "use the internal mirror" || d.By != approval.ByTUI {
 		t.Errorf("the agent got %+v", d)
@@ -269,6 +209,6 @@ func TestTUIApprovalDenyWithReason(t *testing.T) {
 	if f := decisionFile(t, p.state, d.RequestID); f.By != "tui" || f.Decision != "deny" || f.Reason != "use the internal mirror" {
 		t.Errorf("decision file %+v", f)
 	}
-	ts.waitScreen("✗ denied by tui", "reason: use the internal mirror")
-	ts.keys("q")
+	ts.WaitScreen("✗ denied by tui", "reason: use the internal mirror")
+	ts.Keys("q")
 }

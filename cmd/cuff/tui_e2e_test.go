@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,67 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cuff-dev/cuff/internal/tmuxtest"
 	"github.com/cuff-dev/cuff/transcript"
 )
 
 // screenWait bounds how long an end-to-end test waits for the screen.
 const screenWait = 15 * time.Second
-
-// tmuxSession is one cuff running in a tmux server of its own (a unique
-// socket), killed when the test ends.
-type tmuxSession struct {
-	t      *testing.T
-	socket string
-}
-
-// startTmux runs the shell command line in a detached 120×40 tmux session.
-func startTmux(t *testing.T, cmdline string) *tmuxSession {
-	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
-	}
-	var b [6]byte
-	rand.Read(b[:])
-	ts := &tmuxSession{t: t, socket: "cuff-e2e-" + hex.EncodeToString(b[:])}
-	ts.tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", cmdline+"; sleep 60")
-	t.Cleanup(func() { exec.Command("tmux", "-L", ts.socket, "kill-server").Run() })
-	return ts
-}
-
-func (ts *tmuxSession) tmux(args ...string) string {
-	ts.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-L", ts.socket}, args...)...).CombinedOutput()
-	if err != nil {
-		ts.t.Fatalf("tmux %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-func (ts *tmuxSession) screen() string { return ts.tmux("capture-pane", "-p", "-t", "e2e") }
-
-// waitScreen polls the pane until it shows every text, and returns it.
-func (ts *tmuxSession) waitScreen(texts ...string) string {
-	ts.t.Helper()
-	deadline := time.Now().Add(screenWait)
-	for {
-		s := ts.screen()
-		ok := true
-		for _, x := range texts {
-			ok = ok && strings.Contains(s, x)
-		}
-		if ok {
-			return s
-		}
-		if time.Now().After(deadline) {
-			ts.t.Fatalf("the screen never showed %q:\n%s", texts, s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func (ts *tmuxSession) keys(keys ...string) {
-	ts.tmux(append([]string{"send-keys", "-t", "e2e"}, keys...)...)
-}
 
 // envLine is the environment cuff runs with inside tmux.
 func envLine(t *testing.T) string {
@@ -122,8 +65,8 @@ func e2eStore(t *testing.T, data []byte) (dir, path string) {
 // session and appends to the session from another process.
 func TestTUIWatchSeesAppendsFromAnotherProcess(t *testing.T) {
 	dir, path := e2eStore(t, e2eEvents(1, "start", "first-answer-in-file"))
-	ts := startTmux(t, fmt.Sprintf("%s %s --dir %s watch a7b3c9d2", envLine(t), cuffBin, dir))
-	ts.waitScreen("end to end", "first-answer-in-file", "● live")
+	ts := tmuxtest.Start(t, fmt.Sprintf("%s %s --dir %s watch a7b3c9d2", envLine(t), cuffBin, dir))
+	ts.WaitScreen("end to end", "first-answer-in-file", "● live")
 	for i := 0; i < 3; i++ {
 		marker := fmt.Sprintf("appended-by-another-process-%d", i)
 		appendCmd := exec.Command("sh", "-c", `cat >> "$1"`, "sh", path)
@@ -132,10 +75,10 @@ func TestTUIWatchSeesAppendsFromAnotherProcess(t *testing.T) {
 		if out, err := appendCmd.CombinedOutput(); err != nil {
 			t.Fatalf("append: %v\n%s", err, out)
 		}
-		ts.waitScreen(marker)
+		ts.WaitScreen(marker)
 		t.Logf("append to screen (with tmux polling every 20 ms): %v", time.Since(start).Round(time.Millisecond))
 	}
-	ts.keys("q")
+	ts.Keys("q")
 }
 
 // TestTUIHostileTranscript: a session that tries to set the window title,
@@ -145,31 +88,31 @@ func TestTUIHostileTranscript(t *testing.T) {
 	hostile := "x\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;pwned\x07\x1b[2J\u202eevil"
 	data := e2eEvents(1, "start", "HOSTILE "+hostile)
 	dir, _ := e2eStore(t, data)
-	ts := startTmux(t, fmt.Sprintf("%s %s --dir %s watch a7b3c9d2", envLine(t), cuffBin, dir))
-	ts.tmux("set-option", "-t", "e2e", "set-clipboard", "on")
-	s := ts.waitScreen("HOSTILE", `\x1b]52;c;cm0gLXJmIH4=\x07`, `\u202eevil`)
-	if title := ts.tmux("display-message", "-p", "-t", "e2e", "#{pane_title}"); strings.Contains(title, "pwned") {
+	ts := tmuxtest.Start(t, fmt.Sprintf("%s %s --dir %s watch a7b3c9d2", envLine(t), cuffBin, dir))
+	ts.Tmux("set-option", "-t", "e2e", "set-clipboard", "on")
+	s := ts.WaitScreen("HOSTILE", `\x1b]52;c;cm0gLXJmIH4=\x07`, `\u202eevil`)
+	if title := ts.Tmux("display-message", "-p", "-t", "e2e", "#{pane_title}"); strings.Contains(title, "pwned") {
 		t.Errorf("the recording set the window title: %q", title)
 	}
-	if out, err := exec.Command("tmux", "-L", ts.socket, "show-buffer").CombinedOutput(); err == nil && strings.Contains(string(out), "rm -rf") {
+	if out, err := ts.TryTmux("show-buffer"); err == nil && strings.Contains(out, "rm -rf") {
 		t.Errorf("the recording wrote the clipboard: %q", out)
 	}
 	if !strings.Contains(s, "cuff ▸") {
 		t.Errorf("the screen was cleared:\n%s", s)
 	}
-	ts.keys("q")
+	ts.Keys("q")
 }
 
 // TestTUIDemo plays the demo fast: the approval prompt pops up and y
 // answers it.
 func TestTUIDemo(t *testing.T) {
-	ts := startTmux(t, fmt.Sprintf("%s %s demo --speed 20", envLine(t), cuffBin))
-	ts.waitScreen("Approval requested", "gh issue view 42", "Demo:")
+	ts := tmuxtest.Start(t, fmt.Sprintf("%s %s demo --speed 20", envLine(t), cuffBin))
+	ts.WaitScreen("Approval requested", "gh issue view 42", "Demo:")
 	time.Sleep(800 * time.Millisecond) // past the prompt's grace period
-	ts.keys("y")
-	ts.waitScreen("✓ approved once by tui")
-	ts.waitScreen("$ gh issue view 42")
-	ts.keys("q")
+	ts.Keys("y")
+	ts.WaitScreen("✓ approved once by tui")
+	ts.WaitScreen("$ gh issue view 42")
+	ts.Keys("q")
 }
 
 func TestTUINeedsATerminal(t *testing.T) {
@@ -216,13 +159,13 @@ func TestTUIFirstFrameBigSession(t *testing.T) {
 	buf.Write(e2eEvents(100000, "BIG-SESSION-LAST-EVENT"))
 	dir, _ := e2eStore(t, buf.Bytes())
 	start := time.Now()
-	ts := startTmux(t, fmt.Sprintf("%s %s --dir %s watch %s", envLine(t), cuffBin, dir, e2eFile(dir)))
-	ts.waitScreen("BIG-SESSION-LAST-EVENT")
+	ts := tmuxtest.Start(t, fmt.Sprintf("%s %s --dir %s watch %s", envLine(t), cuffBin, dir, e2eFile(dir)))
+	ts.WaitScreen("BIG-SESSION-LAST-EVENT")
 	t.Logf("%.1f MB, 100,000 events: last event on screen %v after starting (tmux start-up included)",
 		float64(buf.Len())/(1<<20), time.Since(start).Round(time.Millisecond))
-	ts.waitScreen("100000/100000")
+	ts.WaitScreen("100000/100000")
 	t.Logf("fully indexed after %v", time.Since(start).Round(time.Millisecond))
-	ts.keys("q")
+	ts.Keys("q")
 }
 
 func e2eFile(dir string) string {

@@ -1,0 +1,88 @@
+// Package tmuxtest drives a program in a real terminal for end-to-end
+// tests: a detached tmux session on a server of its own (a unique socket),
+// read with capture-pane and typed into with send-keys, killed when the
+// test ends. Only that server is ever killed.
+package tmuxtest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// ScreenWait bounds how long WaitScreen waits.
+const ScreenWait = 15 * time.Second
+
+// pollInterval is how often WaitScreen looks at the pane.
+const pollInterval = 20 * time.Millisecond
+
+// Session is one program running in its own tmux server.
+type Session struct {
+	t      *testing.T
+	socket string
+}
+
+// Start runs the shell command line in a detached 120×40 session. The
+// test is skipped when tmux is not installed.
+func Start(t *testing.T, cmdline string) *Session {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	s := &Session{t: t, socket: "cuff-e2e-" + hex.EncodeToString(b[:])}
+	s.Tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", cmdline+"; sleep 60")
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	return s
+}
+
+// Tmux runs a tmux command against the session's server.
+func (s *Session) Tmux(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// TryTmux runs a tmux command that may fail (show-buffer with no buffer).
+func (s *Session) TryTmux(args ...string) (string, error) {
+	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+// Screen is what the pane shows now.
+func (s *Session) Screen() string { return s.Tmux("capture-pane", "-p", "-t", "e2e") }
+
+// WaitScreen polls the pane until it shows every text, and returns it.
+func (s *Session) WaitScreen(texts ...string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(ScreenWait)
+	for {
+		screen := s.Screen()
+		ok := true
+		for _, x := range texts {
+			ok = ok && strings.Contains(screen, x)
+		}
+		if ok {
+			return screen
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the screen never showed %q:\n%s", texts, screen)
+		}
+		time.Sleep(pollInterval)
+	}
+}
+
+// Keys sends keys (tmux key names: Enter, Escape, C-e, …).
+func (s *Session) Keys(keys ...string) {
+	s.Tmux(append([]string{"send-keys", "-t", "e2e"}, keys...)...)
+}
+
+// Type types text literally.
+func (s *Session) Type(text string) { s.Keys("-l", text) }
