@@ -151,7 +151,9 @@ func (a *app) rootCommand() *cobra.Command {
 		Use:   "cuff",
 		Short: "Watch, gate and record what AI coding agents do",
 		Long: `cuff watches, gates and records what an AI coding agent does: chat turns,
-tool calls, sub-agent delegations and bash runs, as JSONL sessions under .cuff/.`,
+tool calls, sub-agent delegations and bash runs, as JSONL sessions under .cuff/.
+
+Run without a command to browse the sessions in the terminal UI; try 'cuff demo'.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
