@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -154,6 +155,7 @@ func Stats(w io.Writer, st Styles, c *session.CommandStats, period string) {
 	fmt.Fprintf(w, "\nSessions: %s\n", Count(int64(c.Sessions)))
 	fmt.Fprintf(w, "Total Commands: %s\n", Count(c.Commands))
 	fmt.Fprintf(w, "Total Duration: %s\n", Duration(time.Duration(c.TotalDurationMS)*time.Millisecond))
+	defer tokensAndDisk(w, c)
 	if c.Commands == 0 {
 		return
 	}
@@ -186,5 +188,42 @@ func Stats(w io.Writer, st Styles, c *session.CommandStats, period string) {
 	if c.Longest != nil {
 		fmt.Fprintf(w, "Longest Command: %s (%s)\n", clip(oneLine(c.Longest.Command), 60),
 			Duration(time.Duration(c.Longest.DurationMS)*time.Millisecond))
+	}
+}
+
+// tokensAndDisk prints token use, its estimated cost and disk use by source.
+func tokensAndDisk(w io.Writer, c *session.CommandStats) {
+	t := &c.Tokens
+	if t.Total() > 0 {
+		fmt.Fprintf(w, "\nTokens: %s input, %s output, %s cache read, %s cache write\n", Count(t.InputTokens),
+			Count(t.OutputTokens), Count(t.CacheReadTokens), Count(t.CacheWriteTokens))
+		models := make([]string, 0, len(t.ByModel))
+		for m := range t.ByModel {
+			models = append(models, m)
+		}
+		sort.Slice(models, func(i, j int) bool { return t.ByModel[models[i]] > t.ByModel[models[j]] })
+		fmt.Fprintf(w, "Estimated cost: $%.2f (list prices)\n", t.CostUSD)
+		for _, m := range models {
+			fmt.Fprintf(w, "  %-32s $%.2f\n", clip(m, 32), t.ByModel[m])
+		}
+		if t.UnpricedTokens > 0 {
+			fmt.Fprintf(w, "  (%s tokens of models without a known price)\n", Count(t.UnpricedTokens))
+		}
+	}
+	if len(c.DiskBytes) > 0 {
+		sources := make([]string, 0, len(c.DiskBytes))
+		for s := range c.DiskBytes {
+			sources = append(sources, s)
+		}
+		sort.Strings(sources)
+		fmt.Fprint(w, "\nDisk Use:")
+		for i, s := range sources {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(w, "%s %s %s", sep, s, Bytes(c.DiskBytes[s]))
+		}
+		fmt.Fprintln(w)
 	}
 }

@@ -68,6 +68,10 @@ type CommandStats struct {
 	Longest         *CommandTime   `json:"longest_command,omitempty" yaml:"longest_command,omitempty"`
 	Frequency       []CommandCount `json:"command_frequency" yaml:"command_frequency"`
 	ExitCodes       ExitCodeCounts `json:"exit_codes" yaml:"exit_codes"`
+	// Tokens adds up the model usage the transcripts carry.
+	Tokens TokenStats `json:"tokens" yaml:"tokens"`
+	// DiskBytes is the size of the session files, by source.
+	DiskBytes map[string]int64 `json:"disk_bytes_by_source,omitempty" yaml:"disk_bytes_by_source,omitempty"`
 
 	counts map[string]int64
 }
@@ -117,6 +121,16 @@ func (c *CommandStats) Add(b *transcript.BashRun) {
 	c.counts[b.Command]++
 }
 
+// AddEvent folds any event into the statistics: bash runs and token usage.
+func (c *CommandStats) AddEvent(ev *transcript.Event) {
+	switch b := ev.Body.(type) {
+	case *transcript.BashRun:
+		c.Add(b)
+	case *transcript.ChatTurn:
+		c.Tokens.Add(ev.SessionID, b)
+	}
+}
+
 // Finish computes the average and the frequency table once every run is added.
 func (c *CommandStats) Finish() {
 	if c.Commands > 0 {
@@ -139,9 +153,7 @@ func (s *Store) Stats(sessions []*Meta) (*CommandStats, error) {
 	st := &CommandStats{Sessions: len(sessions)}
 	for _, m := range sessions {
 		_, err := s.ReadEvents(m.SessionID, func(ev *transcript.Event) error {
-			if b, ok := ev.Body.(*transcript.BashRun); ok {
-				st.Add(b)
-			}
+			st.AddEvent(ev)
 			return nil
 		})
 		var nf *NotFoundError

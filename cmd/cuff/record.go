@@ -167,29 +167,38 @@ func (a *app) recordShowCommand() *cobra.Command {
 }
 
 func (a *app) recordStatsCommand() *cobra.Command {
-	var since, format string
+	var since, format, source string
 	cmd := &cobra.Command{
 		Use:   "stats",
-		Short: "Statistics across sessions: command frequency, exit codes, durations",
+		Short: "Statistics across sessions: commands, exit codes, durations, tokens and cost, disk use",
 		Example: `  cuff record stats
-  cuff record stats --since 30d`,
+  cuff record stats --since 30d
+  cuff record stats --source all      # Claude Code and Codex sessions too`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFormat(format, "table", "json"); err != nil {
 				return err
 			}
-			s, sessions, err := a.sessionsSince(since, 0)
+			var from time.Time
+			if since != "" {
+				t, err := session.ParseSince(since, time.Now())
+				if err != nil {
+					return err
+				}
+				from = t
+			}
+			infos, err := a.listInfos(cmd.Context(), source, from, 0)
 			if err != nil {
 				return err
 			}
-			st, err := s.Stats(sessions)
+			st, err := a.statsOf(cmd.Context(), infos)
 			if err != nil {
 				return err
 			}
 			if format == "json" {
 				return report.JSON(a.stdout, st)
 			}
-			if len(sessions) == 0 {
+			if len(infos) == 0 {
 				fmt.Fprint(a.stderr, noRecordingsMessage)
 				return nil
 			}
@@ -206,6 +215,7 @@ func (a *app) recordStatsCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&since, "since", "", "analyse sessions since a date (YYYY-MM-DD) or age (7d, 2w, 1m)")
 	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json")
+	cmd.Flags().StringVar(&source, "source", session.NativeSourceName, "where sessions come from: cuff (this project), claude, codex, all")
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -193,4 +194,35 @@ func (a *app) exportForeign(ctx context.Context, id string, format export.Format
 		_, err = export.WriteSessions(ctx, sink, []session.Info{info}, reader)
 		return err
 	})
+}
+
+// statsOf reads every listed session, from whichever source holds it, into
+// one set of statistics, with disk use by source.
+func (a *app) statsOf(ctx context.Context, infos []session.Info) (*session.CommandStats, error) {
+	ws, err := a.openWorkspace()
+	if err != nil {
+		return nil, err
+	}
+	bySource := map[string]session.Source{}
+	for _, src := range ws.Sources() {
+		bySource[src.Name()] = src
+	}
+	st := &session.CommandStats{Sessions: len(infos), DiskBytes: map[string]int64{}}
+	for _, in := range infos {
+		st.DiskBytes[in.Source] += in.SizeBytes
+		src := bySource[in.Source]
+		if src == nil {
+			continue
+		}
+		err := src.Read(ctx, in.ID, func(ev *transcript.Event) error {
+			st.AddEvent(ev)
+			return nil
+		})
+		var nf *session.NotFoundError
+		if err != nil && !errors.As(err, &nf) { // a session removed meanwhile is skipped
+			return nil, fmt.Errorf("read session %s: %w", in.ID, err)
+		}
+	}
+	st.Finish()
+	return st, nil
 }

@@ -66,6 +66,17 @@ func TestRecordListForeignSources(t *testing.T) {
 	if x := bySource["codex"]; x == nil || !strings.HasPrefix(x["session_id"].(string), "codex:") {
 		t.Errorf("codex row %v", x)
 	}
+	r = run("record", "stats", "--source", "all", "--format", "json")
+	var st struct {
+		Tokens struct {
+			Output int64   `json:"output_tokens"`
+			Cost   float64 `json:"estimated_cost_usd"`
+		} `json:"tokens"`
+		Disk map[string]int64 `json:"disk_bytes_by_source"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil || st.Tokens.Output == 0 || st.Disk["claude"] == 0 || st.Disk["codex"] == 0 {
+		t.Errorf("stats across sources: %v %+v %s", err, st, r.stderr)
+	}
 	r = run("record", "list", "--source", "claude")
 	if !strings.Contains(r.stdout, "claude  claude:11111111") {
 		t.Errorf("table:\n%s", r.stdout)
