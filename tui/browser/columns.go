@@ -46,7 +46,8 @@ func allColumns() []column {
 	return []column{
 		{title: "ID", width: 29, prio: 0, cell: func(_ *columns, i session.Info) string { return i.ID }},
 		{title: "STARTED", width: 11, prio: 1, cell: func(c *columns, i session.Info) string { return c.started(i.Started) }},
-		{title: "AGENT", width: 12, prio: 7, cell: func(_ *columns, i session.Info) string { return agent(i) }},
+		{title: "SOURCE", width: 6, prio: 8, cell: func(_ *columns, i session.Info) string { return source(i) }},
+		{title: "AGENT", width: 12, prio: 7, cell: func(_ *columns, i session.Info) string { return i.Agent }},
 		{title: "TURNS", width: 5, right: true, prio: 6, cell: func(_ *columns, i session.Info) string { return count(i.Turns) }},
 		{title: "CMDS", width: 5, right: true, prio: 3, cell: func(_ *columns, i session.Info) string { return count(i.Commands) }},
 		{title: "FAIL", width: 4, right: true, prio: 4, cell: func(_ *columns, i session.Info) string { return count(i.Failures) }},
@@ -70,14 +71,12 @@ func duration(d time.Duration) string {
 	return export.FormatDuration(d.Milliseconds())
 }
 
-func agent(i session.Info) string {
-	if i.Source != "" && i.Source != session.NativeSourceName && !strings.Contains(i.Agent, i.Source) {
-		if i.Agent == "" {
-			return i.Source
-		}
-		return i.Agent + "/" + i.Source
+// source names where a session comes from: cuff's own store, or an agent's folder.
+func source(i session.Info) string {
+	if i.Source == "" {
+		return session.NativeSourceName
 	}
-	return i.Agent
+	return i.Source
 }
 
 // started writes a start time: the time today, else the date.
