@@ -170,3 +170,33 @@ func BenchmarkListClaude1000(b *testing.B) {
 		}
 	}
 }
+
+func TestFileSourceReadsAnyTranscript(t *testing.T) {
+	for _, fixture := range []string{claudeFixture, codexFixture} {
+		path := filepath.Join(t.TempDir(), filepath.Base(fixture))
+		copyFile(t, fixture, path)
+		fs, err := NewFileSource(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := fs.Info()
+		if !strings.Contains(in.ID, ":") || fs.Format().String() == "" {
+			t.Errorf("%s: info %+v", fixture, in)
+		}
+		var n int
+		if err := fs.Read(context.Background(), in.ID, func(*transcript.Event) error { n++; return nil }); err != nil || n < 5 {
+			t.Errorf("%s: read %d events: %v", fixture, n, err)
+		}
+		c, stop := newCollector(), make(chan struct{})
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { fs.Follow(ctx, in.ID, c.add); close(stop) }()
+		// A follower flushes but never closes the decoder (the file may still
+		// grow), so events that only the end of a file completes may be missing.
+		c.wait(t, n-1)
+		cancel()
+		<-stop
+		if err := fs.Read(context.Background(), "claude:other", func(*transcript.Event) error { return nil }); err == nil {
+			t.Error("another id was read")
+		}
+	}
+}

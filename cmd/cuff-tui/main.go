@@ -43,7 +43,10 @@ type app struct {
 
 	ws    *workspace.Workspace
 	store *session.Store
-	log   *applog.Log
+	// extraSources are sources made for one command, such as a transcript
+	// file given to watch.
+	extraSources []session.Source
+	log          *applog.Log
 }
 
 func (a *app) getenv(key string) string {

@@ -19,6 +19,7 @@ import (
 	"github.com/cuff-dev/cuff/assets/demo"
 	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/transcript/foreign"
 	"github.com/cuff-dev/cuff/tui"
 	"github.com/cuff-dev/cuff/tui/demoplay"
 	"github.com/spf13/cobra"
@@ -77,6 +78,7 @@ JSONL session file.`,
 					return err
 				}
 				opts.Watch = &info
+				opts.Sources = append(opts.Sources, a.extraSources...)
 			}
 			b, berr := a.ws.Broker()
 			return a.runTUI(cmd.Context(), opts, b, berr)
@@ -88,11 +90,17 @@ JSONL session file.`,
 // the store by (partial) id, or a session of another source by its id.
 func (a *app) resolveWatch(ctx context.Context, s *session.Store, sources []session.Source, arg string) (session.Info, error) {
 	if fi, err := os.Stat(arg); err == nil && !fi.IsDir() {
-		abs, err := filepath.Abs(arg)
+		fs, err := session.NewFileSource(arg)
 		if err != nil {
-			return session.Info{}, fmt.Errorf("resolve %s: %w", arg, err)
+			return session.Info{}, err
 		}
-		return session.Info{ID: strings.TrimSuffix(filepath.Base(abs), ".jsonl"), Path: abs, Live: true}, nil
+		if f := fs.Format(); f == foreign.FormatClaude || f == foreign.FormatCodex {
+			// A Claude Code or Codex transcript is decoded line by line as it grows.
+			a.extraSources = append(a.extraSources, fs)
+			return fs.Info(), nil
+		}
+		info := fs.Info()
+		return session.Info{ID: info.ID, Path: info.Path, Live: true}, nil
 	}
 	if strings.HasSuffix(arg, ".jsonl") || strings.ContainsRune(arg, os.PathSeparator) {
 		return session.Info{}, &usageError{
