@@ -66,7 +66,7 @@ func newProject(t *testing.T) project {
 	var buf bytes.Buffer
 	now := time.Now().UTC()
 	for i, body := range []transcript.Body{
-		&transcript.SessionStart{Agent: "claude-code", Title: "approvals end to end", WorkingDirectory: root},
+		&transcript.SessionStart{Agent: "claude-code", Title: "approvals end to", WorkingDirectory: root},
 		&transcript.ChatTurn{Role: "assistant", Text: "I will fetch the page."},
 	} {
 		ev := transcript.New(e2eID, now, body)
@@ -161,7 +161,7 @@ func pastGrace() { time.Sleep(dialog.GracePeriod + 200*time.Millisecond) }
 func TestTUIApprovalApprove(t *testing.T) {
 	p := newProject(t)
 	ts := p.start(t)
-	ts.WaitScreen("1 session", "approvals end to end")
+	ts.WaitScreen("1 session", "approvals end to")
 	b, answer := p.agentAsk(t, "curl -s https://example.com/e2e-approve")
 	ts.WaitScreen("Approval requested", "$ curl -s https://example.com/e2e-approve", "reaches other machines", "⚠ 1 pending",
 		"claude-code · project /")
