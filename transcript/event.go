@@ -98,6 +98,7 @@ func (e *Event) MarshalJSON() ([]byte, error) {
 		return json.Marshal(&e.Envelope)
 	}
 	var buf bytes.Buffer
+	buf.Grow(encodedSizeHint(e.Body))
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // keep <, > and & readable; the output is never HTML
 	if err := enc.Encode(&e.Envelope); err != nil {
@@ -116,6 +117,29 @@ func (e *Event) MarshalJSON() ([]byte, error) {
 	out[envEnd-1] = ','
 	n := copy(out[envEnd:], body[1:])
 	return out[:envEnd+n], nil
+}
+
+// envelopeSize is about what an encoded envelope takes.
+const envelopeSize = 512
+
+// encodedSizeHint guesses how long an event's line will be, so that one
+// buffer holds it: growing a buffer of a megabyte step by step costs more
+// than the encoding itself.
+func encodedSizeHint(b Body) int {
+	n := 0
+	switch b := b.(type) {
+	case *BashRun:
+		n = len(b.Stdout) + len(b.Stderr) + len(b.Command)
+	case *ToolResult:
+		n = len(b.Output)
+	case *ChatTurn:
+		n = len(b.Text)
+	case *ToolCall:
+		n = len(b.Input)
+	case *Delegation:
+		n = len(b.Task) + len(b.Result)
+	}
+	return envelopeSize + n + n/8 // escapes (\n, \") make the text a little longer
 }
 
 // spliceObjects joins two JSON objects into one: {a...} + {b...} = {a...,b...}.
