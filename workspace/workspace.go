@@ -187,6 +187,20 @@ func (w *Workspace) Gate(dir string) (*gate.Gate, error) {
 	if err != nil {
 		return nil, err
 	}
+	var protected []string
+	if d := w.StateDir(); d != "" {
+		protected = append(protected, d)
+	}
+	if h := w.home(); h != "" {
+		protected = append(protected, filepath.Join(h, ".claude"), filepath.Join(h, ".codex"),
+			filepath.Join(h, ".config", "cuff"), filepath.Join(h, ".ssh"))
+	}
+	for _, env := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME"} {
+		if d := w.env.Getenv(env); d != "" {
+			protected = append(protected, d)
+		}
+	}
 	return gate.New(gate.Options{Mode: mode, Policy: policy, CopCommand: cfg.Gate.Cop.Command,
-		CopTimeout: cfg.Gate.Cop.Timeout, Hooks: cfg.Gate.Hooks, Workspace: w.Root(), Dir: dir, Home: w.home()})
+		CopTimeout: cfg.Gate.Cop.Timeout, Hooks: cfg.Gate.Hooks, Workspace: w.Root(), Dir: dir, Home: w.home(),
+		Protected: protected})
 }

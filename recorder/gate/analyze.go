@@ -81,6 +81,8 @@ func analyzerFor(name string) func(*call) {
 		return (*call).wrapper
 	}
 	switch name {
+	case "cuff":
+		return (*call).cuff
 	case "git":
 		return (*call).git
 	case "find", "gfind":

@@ -226,3 +226,22 @@ func TestChecksAreIndependent(t *testing.T) {
 		}
 	}
 }
+
+func TestProtectedDirectoriesAreNeverHarmless(t *testing.T) {
+	g, err := New(Options{Workspace: "/tmp/proj", Home: "/tmp/home", Protected: []string{"/tmp/state/cuff", "/tmp/home/.claude"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{
+		`printf '{}' > /tmp/state/cuff/grants/abc.json`,
+		`echo '{"hooks":{}}' > ~/.claude/settings.json`,
+		`cp x /tmp/state/cuff/approvals/decided/y.json`,
+	} {
+		if v := g.Classify(cmd).Verdict; v == VerdictAllow || v == VerdictNone {
+			t.Errorf("%s: %s", cmd, v)
+		}
+	}
+	if v := g.Classify(`echo hi > /tmp/scratch.txt`).Verdict; v != VerdictAllow {
+		t.Errorf("a plain temp file: %s", v)
+	}
+}

@@ -58,6 +58,11 @@ type Options struct {
 	Dir string
 	// Home is the user's home directory, for ~ and $HOME.
 	Home string
+	// Protected are directories outside the workspace that hold the
+	// agent's and cuff's own configuration and permissions (cuff's state
+	// directory with its approvals and grants, ~/.claude, ~/.codex): writing
+	// there is never harmless, even when they lie under /tmp.
+	Protected []string
 }
 
 // Gate classifies shell commands and decides whether they may run. It is
@@ -73,6 +78,7 @@ type Gate struct {
 	dir         string
 	home        string
 	tmp         string
+	protected   []string
 	parsers     sync.Pool // *syntax.Parser
 	analyses    sync.Pool // *analysis
 }
@@ -104,6 +110,11 @@ func New(opts Options) (*Gate, error) {
 			return nil, err
 		}
 		g.builtin = b
+	}
+	for _, p := range opts.Protected {
+		if c := cleanAbs(p); c != "" && c != "/" {
+			g.protected = append(g.protected, c)
+		}
 	}
 	g.dir = cleanAbs(opts.Dir)
 	switch ws := cleanAbs(opts.Workspace); {

@@ -103,6 +103,11 @@ func (a *analysis) absKind(p string) pathKind {
 	if strings.HasPrefix(p, "/dev/") {
 		return pathDevice
 	}
+	for _, pr := range a.g.protected {
+		if p == pr || strings.HasPrefix(p, pr+"/") {
+			return pathOutside
+		}
+	}
 	if root := a.g.root; strings.HasPrefix(p, root+"/") || p == root && root != "/" {
 		return pathInside
 	}

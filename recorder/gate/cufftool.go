@@ -1,0 +1,68 @@
+package gate
+
+// cuff is cuff itself: an agent that can answer its own approval requests,
+// change its own hooks or policy, or hide a command inside `cuff exec`
+// would walk around the gate.
+func (c *call) cuff() {
+	ops := scan(c.args, optSpec{long: []string{"dir"}, stop: true})
+	if ops.computed || len(ops.operands) == 0 {
+		if ops.computed {
+			c.risky("indirection: an option of cuff is only known at run time")
+			return
+		}
+		c.local("cuff without a command opens its terminal UI")
+		return
+	}
+	sub := ops.operands[0]
+	if !sub.static() {
+		c.risky("indirection: the cuff command is only known at run time: " + sub.val)
+		return
+	}
+	rest := ops.operands[1:]
+	switch sub.val {
+	case "exec":
+		c.cuffExec(rest)
+	case "approve", "deny", "hook", "init", "import":
+		c.risky("cuff " + sub.val + " changes cuff's own approvals, hooks or recordings; an agent must not run it")
+	case "record", "runs":
+		if len(rest) > 0 && (rest[0].val == "clean" || rest[0].val == "prune") {
+			c.risky("cuff " + sub.val + " " + rest[0].val + " deletes recordings")
+			return
+		}
+		c.local("cuff " + sub.val + " reads recordings")
+	case "scripts":
+		if len(rest) > 0 && rest[0].val == "run" {
+			c.risky("cuff scripts run runs a project script")
+			return
+		}
+		c.local("cuff scripts lists the project's scripts")
+	case "version", "check", "policy", "approvals", "metrics", "health", "help", "completion":
+		c.local("cuff " + sub.val + " only reports")
+	default:
+		c.unknown("cuff " + sub.val + " is not a cuff command the gate knows")
+	}
+}
+
+// cuffExec classifies the command `cuff exec` runs: after cuff's own
+// options, or the script of --shell.
+func (c *call) cuffExec(args []arg) {
+	ops := scan(args, optSpec{short: "v", long: []string{"timeout", "cwd", "env", "shell", "description", "run-id",
+		"task-id", "step-id", "tool-call-id", "agent-id", "conversation-id"}, stop: true})
+	if ops.computed {
+		c.risky("indirection: an option of cuff exec is only known at run time, so the command it runs is unknown")
+		return
+	}
+	c.local("cuff exec runs and records a command, which is checked on its own")
+	for _, o := range ops.opts {
+		switch {
+		case isLong(o.name, "shell"):
+			c.scriptArg(o.val)
+			return
+		case isLong(o.name, "env"):
+			c.assignArg(o.val)
+		}
+	}
+	if len(ops.operands) > 0 {
+		c.wrap(ops.operands, c.inner())
+	}
+}
