@@ -108,7 +108,11 @@ func (r *Recorder) groupKey(c Correlation) string {
 
 // writer returns the writer of the session for c, opening or starting it.
 func (r *Recorder) writer(c Correlation) (*session.Writer, error) {
-	key := r.groupKey(c)
+	return r.writerFor(r.groupKey(c), c)
+}
+
+// writerFor returns the writer of the session that collects key.
+func (r *Recorder) writerFor(key string, c Correlation) (*session.Writer, error) {
 	if r.w != nil && key == r.key && !r.degraded {
 		return r.w, nil
 	}
@@ -200,19 +204,20 @@ type Pending struct {
 	r      *Recorder
 	corr   Correlation
 	callID string
+	key    string // the session the start went to: a run that spans midnight ends there too
 }
 
 // Begin records that a command is about to run. It never fails: problems
 // are warned about and the run goes on unrecorded.
 func (r *Recorder) Begin(c Correlation, start *transcript.BashStart) *Pending {
-	p := &Pending{r: r, corr: c, callID: c.ToolCallID}
+	p := &Pending{r: r, corr: c, callID: c.ToolCallID, key: r.groupKey(c)}
 	if p.callID == "" {
 		p.callID = transcript.NewCallID()
 	}
 	if r.opts.Disabled {
 		return p
 	}
-	w, err := r.writer(c)
+	w, err := r.writerFor(p.key, c)
 	if err != nil {
 		r.fail(err)
 		return p
@@ -241,7 +246,7 @@ func (p *Pending) Finish(run *transcript.BashRun) string {
 	if r.opts.Disabled {
 		return ""
 	}
-	w, err := r.writer(p.corr)
+	w, err := r.writerFor(p.key, p.corr)
 	if err != nil {
 		r.fail(err)
 		return ""

@@ -20,6 +20,7 @@ import (
 	"github.com/cuff-dev/cuff/transcript/redact"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // execFlags are `cuff exec`'s own flags.
@@ -106,7 +107,9 @@ func (a *app) runExec(f *execFlags, args []string) error {
 	}
 	cfg := a.settings()
 	if f.shell == "" && cfg.Execution.UseShell {
-		f.shell, args = strings.Join(args, " "), nil // execution.use_shell: command strings go through the shell
+		// execution.use_shell: a command string goes through the shell; several
+		// words are quoted, so that they reach the command as they were given.
+		f.shell, args = shellLine(args), nil
 	}
 	if f.shell == "" && len(args) == 1 && strings.ContainsAny(args[0], " \t") {
 		return &usageError{msg: fmt.Sprintf("%q is one argument with spaces: cuff runs commands as argv, not through a shell", args[0]),
@@ -241,4 +244,21 @@ func (a *app) printOutcome(res *runner.Result, code int, sessionID, eventID stri
 	} else {
 		fmt.Fprintln(w, "   not recorded")
 	}
+}
+
+// shellLine is the shell script for a command line: one argument is the
+// script itself; several are quoted word by word.
+func shellLine(args []string) string {
+	if len(args) == 1 {
+		return args[0]
+	}
+	words := make([]string, len(args))
+	for i, a := range args {
+		q, err := syntax.Quote(a, syntax.LangBash)
+		if err != nil { // a word bash cannot quote (a NUL byte): keep it as given
+			q = a
+		}
+		words[i] = q
+	}
+	return strings.Join(words, " ")
 }

@@ -232,4 +232,13 @@ func TestExecUseShellSetting(t *testing.T) {
 	if r.code != 0 || r.stdout != "five\n" {
 		t.Errorf("use_shell: %+v", r)
 	}
+	// several words keep their quoting: no splitting, no injection
+	r = cuff(t, dir, "", "exec", "touch", "my file")
+	if _, err := os.Stat(filepath.Join(dir, "my file")); err != nil || r.code != 0 {
+		t.Errorf("a spaced argument was split: %+v", r)
+	}
+	r = cuff(t, dir, "", "exec", "echo", "a;echo injected")
+	if r.stdout != "a;echo injected\n" {
+		t.Errorf("an argument ran as shell: %q", r.stdout)
+	}
 }

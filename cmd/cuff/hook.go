@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/cuff-dev/cuff/recorder/claudehook"
@@ -93,6 +95,11 @@ func (a *app) runClaudeHook(ctx context.Context) {
 		a.logger().Error("hook: set-up", "error", err, "event", in.HookEventName)
 		return
 	}
+	// Claude Code ends a hook that runs too long (and the user can cancel
+	// the turn): end cleanly then, so a pending approval is withdrawn and
+	// recorded as denied rather than left for someone to approve later.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	out, err := h.Handle(ctx, in)

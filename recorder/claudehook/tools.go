@@ -84,7 +84,9 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 		})
 	}
 	var bash bashInput
-	_ = json.Unmarshal(c.rawInput(), &bash)
+	if err := json.Unmarshal(c.rawInput(), &bash); err != nil || strings.TrimSpace(bash.Command) == "" {
+		return nil, nil // not a command cuff can read: no decision, Claude Code's own flow applies
+	}
 	g := c.decideBash(ctx, bash.Command)
 	if secretCommand(bash.Command) && c.h.opts.Broker != nil {
 		_ = c.h.opts.Broker.AddTaint(c.key, "secret")
@@ -126,6 +128,7 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 	c.release() // the wait may be long: hold no lease meanwhile
 	_, d, err := c.h.opts.Broker.Ask(ctx, req)
 	if err != nil {
+		_ = c.locked(func(st *state) error { delete(st.Open, callID); return nil })
 		return decision(PermissionAsk, g.reason), err // cuff could not ask: let Claude Code ask
 	}
 	if !d.Approved() {
