@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // hookCommandSuffix marks cuff's own hook handlers in settings.json.
@@ -66,7 +68,9 @@ func Install(opts InstallOptions) (*InstallResult, error) {
 	switch {
 	case err == nil:
 		if len(bytes.TrimSpace(old)) > 0 {
-			if err := json.Unmarshal(old, &settings); err != nil {
+			dec := json.NewDecoder(bytes.NewReader(old))
+			dec.UseNumber() // numbers are written back exactly as they were
+			if err := dec.Decode(&settings); err != nil {
 				return nil, fmt.Errorf("%s is not valid JSON (%v): fix it or move it away, then run again", opts.SettingsPath, err)
 			}
 		}
@@ -82,7 +86,11 @@ func Install(opts InstallOptions) (*InstallResult, error) {
 	if hooks == nil {
 		hooks = map[string]any{}
 	}
-	command := opts.Command + hookCommandSuffix
+	quoted, err := syntax.Quote(opts.Command, syntax.LangPOSIX)
+	if err != nil {
+		return nil, fmt.Errorf("cuff's path %q cannot be written as a shell word: %w", opts.Command, err)
+	}
+	command := quoted + hookCommandSuffix
 	for _, ev := range hookEvents {
 		timeout := ev.timeout
 		if timeout == 0 {
@@ -123,10 +131,14 @@ func Install(opts InstallOptions) (*InstallResult, error) {
 		return res, nil
 	}
 	settings["hooks"] = hooks
-	data, err := json.MarshalIndent(settings, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep the user's own &&, < and > as they wrote them
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(settings); err != nil {
 		return nil, err
 	}
+	data := bytes.TrimRight(buf.Bytes(), "\n")
 	if err := os.MkdirAll(filepath.Dir(opts.SettingsPath), 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", filepath.Dir(opts.SettingsPath), err)
 	}
@@ -147,8 +159,15 @@ func Install(opts InstallOptions) (*InstallResult, error) {
 }
 
 func toInt(v any) int {
-	if f, ok := v.(float64); ok {
-		return int(f)
+	switch n := v.(type) {
+	case json.Number:
+		if i, err := n.Int64(); err == nil {
+			return int(i)
+		}
+	case float64:
+		return int(n)
+	case int:
+		return n
 	}
 	return -1
 }

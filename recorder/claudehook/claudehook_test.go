@@ -1,0 +1,79 @@
+package claudehook
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`))
+	f.Add([]byte(`{"hook_event_name":"PostToolUseFailure","error":"Exit code 2\nboom","tool_input":"x"}`))
+	f.Add([]byte(`[1,2]`))
+	f.Add([]byte(`{"tool_response":{"stdout":1}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in, err := Parse(data)
+		if err != nil {
+			return
+		}
+		var b bashInput
+		_ = json.Unmarshal(in.ToolInput, &b)
+		_ = exitCodeOf(in.Error)
+		_ = textOf(in.ToolResponse)
+	})
+}
+
+func TestExitCodeOf(t *testing.T) {
+	cases := map[string]int{"Exit code 1\nFAIL": 1, "Exit code 127": 127, "  Exit code 2  \n": 2}
+	for in, want := range cases {
+		if got := exitCodeOf(in); got == nil || *got != want {
+			t.Errorf("exitCodeOf(%q) = %v, want %d", in, got, want)
+		}
+	}
+	for _, in := range []string{"", "boom", "Exit code x", "exit code 1"} {
+		if got := exitCodeOf(in); got != nil {
+			t.Errorf("exitCodeOf(%q) = %d, want none", in, *got)
+		}
+	}
+}
+
+func TestSecretPathsAndUntrustedTools(t *testing.T) {
+	for _, p := range []string{"/p/.env", ".env.local", "/home/u/.ssh/id_ed25519", "certs/server.pem", "aws_credentials", ".netrc"} {
+		if !secretPath(p) {
+			t.Errorf("%s is a secret", p)
+		}
+	}
+	for _, p := range []string{"/p/main.go", "id_ed25519.pub", "README.md", ""} {
+		if secretPath(p) {
+			t.Errorf("%s is not a secret", p)
+		}
+	}
+	if !untrustedTool("WebFetch") || !untrustedTool("mcp__browser__fetch_page") || untrustedTool("Read") {
+		t.Error("untrusted tools")
+	}
+}
+
+func TestInstallQuotesThePathAndKeepsTheUsersText(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "settings.json")
+	os.WriteFile(path, []byte(`{"env":{"X":"a && b <c>"},"n":10000000000000001,"hooks":{}}`), 0o644)
+	res, err := Install(InstallOptions{SettingsPath: path, Command: "/opt/my tools/cuff", GateTimeout: 360 * time.Second, Now: time.Now()})
+	if err != nil || len(res.Added) != 8 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	data, _ := os.ReadFile(path)
+	s := string(data)
+	if !strings.Contains(s, `"a && b <c>"`) || !strings.Contains(s, "10000000000000001") {
+		t.Errorf("the user's text changed:\n%s", s)
+	}
+	if !strings.Contains(s, `"'/opt/my tools/cuff' hook claude"`) {
+		t.Errorf("the path is not quoted for the shell:\n%s", s)
+	}
+	res, err = Install(InstallOptions{SettingsPath: path, Command: "/opt/my tools/cuff", GateTimeout: 360 * time.Second, Now: time.Now()})
+	if err != nil || res.Changed() {
+		t.Errorf("second install changed something: %+v %v", res, err)
+	}
+}
