@@ -75,7 +75,13 @@ func (s *Store) openWriter(id string) (*Writer, error) {
 		lease.Close()
 		return nil, err
 	}
-	return &Writer{store: s, id: id, app: app, lease: lease, meta: Meta{SessionID: id}}, nil
+	w := &Writer{store: s, id: id, app: app, lease: lease, meta: Meta{SessionID: id}}
+	if fi, err := os.Stat(s.EventsPath(id)); err == nil {
+		// Start from the last summary, so that closing a long session reads
+		// only what was appended since.
+		w.meta = *s.metaHint(id, fi)
+	}
+	return w, nil
 }
 
 // ID is the session's id.
@@ -91,6 +97,12 @@ func (w *Writer) Append(events ...*transcript.Event) error {
 	}
 	return w.app.Append(events...)
 }
+
+// Refresh brings the session's meta file and index entry up to date,
+// reading only what was appended since they were last written. A process
+// that appends to a long session now and then (a hook at the end of each
+// turn) keeps its final Close cheap this way.
+func (w *Writer) Refresh() error { return w.refresh() }
 
 // refresh brings the meta file and index entry up to date with the file.
 func (w *Writer) refresh() error {

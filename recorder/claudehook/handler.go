@@ -240,7 +240,13 @@ func (c *call) stop() error {
 				return err
 			}
 		}
-		return c.closeOpen(st)
+		if err := c.closeOpen(st); err != nil {
+			return err
+		}
+		if c.w != nil {
+			_ = c.w.Refresh() // the end of a turn: keep the summary current, so the session's end is cheap
+		}
+		return nil
 	})
 }
 
