@@ -268,3 +268,23 @@ func TestHookInstallMergesAndIsIdempotent(t *testing.T) {
 		t.Error("second install changed the file")
 	}
 }
+
+func TestClaudeHookAfterSessionEndRecordsNothing(t *testing.T) {
+	e := newHookEnv(t)
+	e.send("SessionStart", map[string]any{"source": "startup"})
+	e.send("PreToolUse", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_30", "tool_input": map[string]any{"command": "ls"}})
+	e.send("SessionEnd", map[string]any{"reason": "prompt_input_exit"})
+	e.send("PostToolUse", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_30", "tool_input": map[string]any{"command": "ls"},
+		"tool_response": map[string]any{"stdout": "late\n"}})
+	r := e.run("", "record", "list", "--format", "json")
+	if n := strings.Count(r.stdout, `"session_id"`); n != 1 || strings.Contains(r.stdout, `"live": true`) {
+		t.Errorf("a late event opened a session: %s", r.stdout)
+	}
+	// a resumed session is recorded again
+	e.send("SessionStart", map[string]any{"source": "resume"})
+	e.send("UserPromptSubmit", map[string]any{"prompt": "one more thing"})
+	r = e.run("", "record", "list", "--format", "json")
+	if n := strings.Count(r.stdout, `"session_id"`); n != 2 {
+		t.Errorf("resume: %s", r.stdout)
+	}
+}

@@ -107,9 +107,16 @@ func (c *call) release() {
 	}
 }
 
-// locked runs fn on the session's shared state.
+// locked runs fn on the session's shared state. After SessionEnd nothing
+// more is recorded (a tool result that arrives late would otherwise open a
+// new session that never ends), until a SessionStart resumes the session.
 func (c *call) locked(fn func(*state) error) error {
-	return withState(c.h.opts.StateDir, c.in.SessionID, fn)
+	return withState(c.h.opts.StateDir, c.in.SessionID, func(st *state) error {
+		if st.Ended && c.in.HookEventName != EventSessionStart {
+			return nil
+		}
+		return fn(st)
+	})
 }
 
 // writer opens the cuff session that records this Claude session, starting
@@ -183,6 +190,7 @@ func (c *call) flushText(st *state) error {
 
 func (c *call) sessionStart() error {
 	return c.locked(func(st *state) error {
+		st.Ended = false                                // a resumed session is recorded again
 		st.Offset = transcriptSize(c.in.TranscriptPath) // on resume, history is not replayed
 		_, err := c.writer(st)
 		return err
@@ -215,12 +223,13 @@ func (c *call) sessionEnd() error {
 		}
 		err = w.Close(status)
 		c.w = nil
+		st.Ended, st.Open, st.Delegations = true, map[string]openCall{}, nil
 		return err
 	})
 	if c.h.opts.Broker != nil {
 		_ = c.h.opts.Broker.Forget(c.key)
 	}
-	dropState(c.h.opts.StateDir, c.in.SessionID)
+	pruneStates(c.h.opts.StateDir, c.now)
 	return err
 }
 

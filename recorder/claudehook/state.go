@@ -32,6 +32,9 @@ type state struct {
 	Messages []string `json:"messages,omitempty"`
 	// Delegations are the call ids of sub-agents running, oldest first.
 	Delegations []string `json:"delegations,omitempty"`
+	// Ended is set by SessionEnd: later events of the session (a tool result
+	// that arrives late) are not recorded, until a SessionStart resumes it.
+	Ended bool `json:"ended,omitempty"`
 	// Texts are hashes of the assistant texts recorded lately: Stop's
 	// last_assistant_message and the transcript say the same thing.
 	Texts []string `json:"texts,omitempty"`
@@ -141,9 +144,26 @@ func withState(dir, claudeSession string, fn func(*state) error) error {
 	return os.Rename(tmp, path)
 }
 
-// dropState removes a finished session's state.
-func dropState(dir, claudeSession string) {
-	path := statePath(dir, claudeSession)
-	os.Remove(path)
-	os.Remove(path + ".lock")
+// stateRetention is how long the state of a Claude session is kept after
+// its last hook call.
+const stateRetention = 7 * 24 * time.Hour
+
+// pruneStates removes the state files of sessions not heard of for
+// stateRetention (sessions that crashed before SessionEnd included). Lock
+// files stay: removing one while a process waits on it would let two
+// processes in at once.
+func pruneStates(dir string, now time.Time) {
+	root := filepath.Join(dir, "hooks", "claude")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if filepath.Ext(e.Name()) != ".json" {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > stateRetention {
+			_ = os.Remove(filepath.Join(root, e.Name()))
+		}
+	}
 }
