@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cuff-dev/cuff/transcript"
+	"github.com/cuff-dev/cuff/transcript/foreign"
 	"github.com/cuff-dev/cuff/transcript/foreign/stream"
 	"github.com/fsnotify/fsnotify"
 )
@@ -47,6 +48,11 @@ type FollowOptions struct {
 	// Decoder, when set, turns lines of a foreign transcript into events
 	// (Claude Code, Codex); by default lines are cuff events.
 	Decoder LineDecoder
+	// Detect tells the format from the first line when there is no
+	// Decoder yet: for a file that is empty or does not exist when the
+	// follow starts. FallbackUUID names a foreign session then.
+	Detect       bool
+	FallbackUUID string
 }
 
 // LineDecoder decodes a foreign transcript line by line as it grows. Flush
@@ -66,7 +72,8 @@ type LineDecoder interface {
 func Follow(ctx context.Context, path string, opts FollowOptions, fn func(FollowItem)) error {
 	wake, stop := watch(path, opts.NoNotify)
 	defer stop()
-	f := &follower{path: path, offset: opts.From, fn: fn, decoder: opts.Decoder}
+	f := &follower{path: path, offset: opts.From, fn: fn, decoder: opts.Decoder,
+		detect: opts.Detect && opts.Decoder == nil, uuid: opts.FallbackUUID}
 	defer f.close()
 	for {
 		if err := f.step(); err != nil {
@@ -89,7 +96,13 @@ type follower struct {
 	buf     []byte
 	line    int
 	decoder LineDecoder
-	lineEnd int64 // end offset of the line being decoded
+	detect  bool   // choose the decoder from the first line
+	uuid    string // the fallback uuid of a foreign session
+	lineEnd int64  // end offset of the line being decoded
+	// lastSeq is the seq of the last event passed on: after the file is
+	// replaced (a prune rewrites it and renames it into place) and read
+	// again from its start, events already passed on are not passed twice.
+	lastSeq int64
 	fn      func(FollowItem)
 	seen    bool // the file existed at some point
 }
@@ -125,7 +138,7 @@ func (f *follower) step() error {
 	}
 	if fi.Size() < f.offset {
 		f.fn(FollowItem{Err: ErrTruncated})
-		f.offset, f.partial, f.line = 0, nil, 0
+		f.offset, f.partial, f.line, f.lastSeq = 0, nil, 0, 0 // a new beginning: pass everything on again
 	}
 	if err := f.drain(); err != nil {
 		return err
@@ -138,8 +151,19 @@ func (f *follower) step() error {
 
 // emit passes a decoded foreign event on.
 func (f *follower) emit(ev *transcript.Event) error {
-	f.fn(FollowItem{Event: ev, Offset: f.lineEnd})
+	f.deliver(ev, f.lineEnd)
 	return nil
+}
+
+// deliver passes an event on unless it was passed on already.
+func (f *follower) deliver(ev *transcript.Event, offset int64) {
+	if ev.Seq > 0 {
+		if ev.Seq <= f.lastSeq {
+			return
+		}
+		f.lastSeq = ev.Seq
+	}
+	f.fn(FollowItem{Event: ev, Offset: offset})
 }
 
 // followChunk is how much a follower reads at a time.
@@ -186,6 +210,10 @@ func (f *follower) consume(data []byte) {
 		if len(line) == 0 {
 			continue
 		}
+		if f.detect {
+			f.detect = false
+			f.decoder = decoderFor(foreign.Detect(line), f.uuid)
+		}
 		if f.decoder != nil {
 			f.lineEnd = lineEnd
 			_ = f.decoder.Line(line, f.emit) // emit never fails; bad lines are counted by the decoder
@@ -196,7 +224,7 @@ func (f *follower) consume(data []byte) {
 			f.fn(FollowItem{Err: &transcript.LineError{Line: f.line, Err: err}, Offset: lineEnd})
 			continue
 		}
-		f.fn(FollowItem{Event: ev, Offset: lineEnd})
+		f.deliver(ev, lineEnd)
 	}
 }
 

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -144,4 +145,29 @@ func TestFollowEndsWithErrRemoved(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Follow did not notice the removal")
 	}
+}
+
+func TestFollowDoesNotRepeatEventsWhenTheFileIsReplaced(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	line := func(seq int) string {
+		return fmt.Sprintf(`{"v":1,"type":"chat_turn","seq":%d,"role":"user","text":"t%d"}`+"\n", seq, seq)
+	}
+	appendLine(t, path, line(1)+line(2)+line(3))
+	c, stop := startFollow(t, path, FollowOptions{})
+	c.wait(t, 3)
+	// a prune rewrites the file without event 2 and renames it into place
+	tmp := filepath.Join(dir, "s.tmp")
+	os.WriteFile(tmp, []byte(line(1)+line(3)), 0o600)
+	os.Rename(tmp, path)
+	appendLine(t, path, line(4))
+	items := c.wait(t, 4)
+	time.Sleep(100 * time.Millisecond)
+	c.mu.Lock()
+	n := len(c.items)
+	c.mu.Unlock()
+	if n != 4 || items[3].Event.Seq != 4 {
+		t.Errorf("%d items after the replacement, want 4 (no repeats)", n)
+	}
+	stop()
 }

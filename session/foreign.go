@@ -368,22 +368,32 @@ func (f *FolderSource) Follow(ctx context.Context, id string, fn func(FollowItem
 
 // FollowFile follows any transcript file cuff understands — a cuff session,
 // a Claude Code transcript or a Codex rollout — told from its content. A
-// file that does not exist yet is waited for and taken as a cuff session.
+// file that is empty or does not exist yet is waited for, and its format
+// told from its first line.
 func FollowFile(ctx context.Context, path string, fn func(FollowItem)) error {
-	head := make([]byte, headBytes)
-	opts := FollowOptions{}
+	uuid := foreign.FallbackUUID(path)
+	opts := FollowOptions{Detect: true, FallbackUUID: uuid}
 	if file, err := os.Open(path); err == nil {
+		head := make([]byte, headBytes)
 		n, _ := io.ReadFull(file, head)
 		file.Close()
-		uuid := foreign.FallbackUUID(path)
-		switch foreign.Detect(head[:n]) {
-		case foreign.FormatClaude:
-			opts.Decoder = claude.NewDecoder(claude.Options{FallbackUUID: uuid})
-		case foreign.FormatCodex:
-			opts.Decoder = codex.NewDecoder(codex.Options{FallbackUUID: uuid})
+		if n > 0 {
+			opts.Detect = false
+			opts.Decoder = decoderFor(foreign.Detect(head[:n]), uuid)
 		}
 	}
 	return Follow(ctx, path, opts, fn)
+}
+
+// decoderFor is the line decoder of a foreign format; nil for cuff's own.
+func decoderFor(f foreign.Format, uuid string) LineDecoder {
+	switch f {
+	case foreign.FormatClaude:
+		return claude.NewDecoder(claude.Options{FallbackUUID: uuid})
+	case foreign.FormatCodex:
+		return codex.NewDecoder(codex.Options{FallbackUUID: uuid})
+	}
+	return nil
 }
 
 // loadCache reads the listing cache once. A damaged cache is ignored.

@@ -200,3 +200,24 @@ func TestFileSourceReadsAnyTranscript(t *testing.T) {
 		}
 	}
 }
+
+func TestFollowFileTellsTheFormatOfAFileThatStartsEmpty(t *testing.T) {
+	data, err := os.ReadFile(claudeFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "0b3c8a52-1111-4222-8333-444455556666.jsonl")
+	os.WriteFile(path, nil, 0o600)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := newCollector()
+	go FollowFile(ctx, path, c.add)
+	time.Sleep(50 * time.Millisecond)
+	appendLine(t, path, string(data))
+	items := c.wait(t, 5)
+	for _, it := range items {
+		if it.Event == nil || it.Event.Body == nil {
+			t.Fatalf("a Claude line was read as a cuff event: %+v", it)
+		}
+	}
+}
