@@ -77,3 +77,20 @@ func TestInstallQuotesThePathAndKeepsTheUsersText(t *testing.T) {
 		t.Errorf("second install changed something: %+v %v", res, err)
 	}
 }
+
+func TestParallelSubAgentsNestUnderTheirOwnDelegation(t *testing.T) {
+	st := &state{Delegations: []string{"task_A", "task_B"}}
+	if got := st.delegationOf("agent-1"); got != "task_A" {
+		t.Errorf("first sub-agent under %s", got)
+	}
+	if got := st.delegationOf("agent-2"); got != "task_B" {
+		t.Errorf("second sub-agent under %s", got)
+	}
+	if got := st.delegationOf("agent-1"); got != "task_A" {
+		t.Errorf("first sub-agent moved to %s", got)
+	}
+	st.endDelegation("task_A")
+	if _, ok := st.Agents["agent-1"]; ok || len(st.Delegations) != 1 {
+		t.Errorf("after the end: %+v", st)
+	}
+}

@@ -144,9 +144,7 @@ func (c *call) event(st *state, body transcript.Body) *transcript.Event {
 	ev.ConversationID = c.in.SessionID
 	if c.in.AgentID != "" {
 		ev.AgentID = c.in.AgentID
-		if n := len(st.Delegations); n > 0 {
-			ev.ParentCallID = st.Delegations[n-1]
-		}
+		ev.ParentCallID = st.delegationOf(c.in.AgentID)
 	}
 	return ev
 }
@@ -286,7 +284,7 @@ func (c *call) closeOpen(st *state) error {
 		events = append(events, ev)
 	}
 	st.Open = map[string]openCall{}
-	st.Delegations = nil
+	st.Delegations, st.Agents = nil, nil
 	if len(events) == 0 {
 		return nil
 	}

@@ -32,6 +32,9 @@ type state struct {
 	Messages []string `json:"messages,omitempty"`
 	// Delegations are the call ids of sub-agents running, oldest first.
 	Delegations []string `json:"delegations,omitempty"`
+	// Agents binds a sub-agent's id to the delegation it runs in: several
+	// sub-agents may run at once.
+	Agents map[string]string `json:"agents,omitempty"`
 	// Ended is set by SessionEnd: later events of the session (a tool result
 	// that arrives late) are not recorded, until a SessionStart resumes it.
 	Ended bool `json:"ended,omitempty"`
@@ -164,6 +167,49 @@ func pruneStates(dir string, now time.Time) {
 		}
 		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > stateRetention {
 			_ = os.Remove(filepath.Join(root, e.Name()))
+		}
+	}
+}
+
+// delegationOf is the delegation a sub-agent runs in: the one it was bound
+// to, else the oldest running delegation no sub-agent is bound to yet (sub-
+// agents start in the order their Task calls were made), else the newest.
+func (s *state) delegationOf(agentID string) string {
+	if id, ok := s.Agents[agentID]; ok {
+		return id
+	}
+	if len(s.Delegations) == 0 {
+		return ""
+	}
+	bound := map[string]bool{}
+	for _, d := range s.Agents {
+		bound[d] = true
+	}
+	pick := s.Delegations[len(s.Delegations)-1]
+	for _, d := range s.Delegations {
+		if !bound[d] {
+			pick = d
+			break
+		}
+	}
+	if s.Agents == nil {
+		s.Agents = map[string]string{}
+	}
+	s.Agents[agentID] = pick
+	return pick
+}
+
+// endDelegation forgets a finished delegation and the sub-agent bound to it.
+func (s *state) endDelegation(callID string) {
+	for i, id := range s.Delegations {
+		if id == callID {
+			s.Delegations = append(s.Delegations[:i], s.Delegations[i+1:]...)
+			break
+		}
+	}
+	for a, d := range s.Agents {
+		if d == callID {
+			delete(s.Agents, a)
 		}
 	}
 }

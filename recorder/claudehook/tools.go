@@ -229,12 +229,7 @@ func (c *call) postToolUse() error {
 			body = c.bashRun(failed, dur)
 		case isDelegation(in.ToolName):
 			body = c.delegationEnd(failed)
-			for i, id := range st.Delegations {
-				if id == callID {
-					st.Delegations = append(st.Delegations[:i], st.Delegations[i+1:]...)
-					break
-				}
-			}
+			st.endDelegation(callID)
 		default:
 			out := textOf(in.ToolResponse)
 			if failed && in.Error != "" {
