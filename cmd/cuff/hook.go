@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -12,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cuff-dev/cuff/applog"
 	"github.com/cuff-dev/cuff/recorder/claudehook"
 	"github.com/spf13/cobra"
 )
@@ -70,17 +72,17 @@ It never breaks the agent: on any internal error it exits 0 without a decision.`
 func (a *app) runClaudeHook(ctx context.Context) {
 	defer func() {
 		if r := recover(); r != nil {
-			a.logger().Error("hook panic", "panic", fmt.Sprint(r))
+			a.hookLog().Error("hook panic", "panic", fmt.Sprint(r))
 		}
 	}()
 	data, err := io.ReadAll(io.LimitReader(a.stdin, maxHookInput))
 	if err != nil {
-		a.logger().Error("hook: read stdin", "error", err)
+		a.hookLog().Error("hook: read stdin", "error", err)
 		return
 	}
 	in, err := claudehook.Parse(data)
 	if err != nil {
-		a.logger().Error("hook: bad input", "error", err)
+		a.hookLog().Error("hook: bad input", "error", err, "input_bytes", len(data))
 		return
 	}
 	if a.dir == "" && a.getenv("CUFF_DIR") == "" {
@@ -92,7 +94,7 @@ func (a *app) runClaudeHook(ctx context.Context) {
 	}
 	h, timeout, err := a.claudeHandler(in)
 	if err != nil {
-		a.logger().Error("hook: set-up", "error", err, "event", in.HookEventName)
+		a.hookLog().Error("hook: set-up", "error", err, "event", in.HookEventName)
 		return
 	}
 	// Claude Code ends a hook that runs too long (and the user can cancel
@@ -109,6 +111,15 @@ func (a *app) runClaudeHook(ctx context.Context) {
 	if b := out.Marshal(); b != nil {
 		_, _ = a.stdout.Forward.Write(b)
 	}
+}
+
+// hookLog is the project's log once the store is known; before that (input
+// that cannot be read names no project) the per-user state directory's.
+func (a *app) hookLog() *slog.Logger {
+	if a.store != nil {
+		return a.logger()
+	}
+	return applog.Open(a.stateDir(), a.getenv("CUFF_LOG_LEVEL")).Logger
 }
 
 // claudeHandler builds the hook handler from the project's settings and

@@ -82,11 +82,12 @@ func (a *app) openStore() (*session.Store, error) {
 // the first message.
 func (a *app) logger() *slog.Logger {
 	if a.log == nil {
-		dir := ""
-		if a.store != nil {
-			dir = a.store.Dir
+		if a.store == nil {
+			// No store yet: nothing to write into, and nothing is kept, so a
+			// logger opened once the store is known writes to its file.
+			return applog.Open("", "").Logger
 		}
-		a.log = applog.Open(dir, a.getenv("CUFF_LOG_LEVEL"))
+		a.log = applog.Open(a.store.Dir, a.getenv("CUFF_LOG_LEVEL"))
 	}
 	return a.log.Logger
 }
