@@ -139,7 +139,7 @@ func (a *app) claudeHandler(in *claudehook.Input) (*claudehook.Handler, time.Dur
 	}
 	cfg := ws.Settings
 	h := claudehook.New(claudehook.Options{Store: ws.Store, Gate: g, Broker: b, StateDir: b.Dir,
-		NoWatcher: string(cfg.Approvals.NoWatcher), CuffVersion: Version})
+		NoWatcher: string(cfg.Approvals.NoWatcher), CuffVersion: Version, MaxOutput: int(cfg.Recording.MaxOutputSize)})
 	return h, cfg.Approvals.Timeout + hookGrace/2, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func FuzzParse(f *testing.F) {
@@ -92,5 +93,22 @@ func TestParallelSubAgentsNestUnderTheirOwnDelegation(t *testing.T) {
 	st.endDelegation("task_A")
 	if _, ok := st.Agents["agent-1"]; ok || len(st.Delegations) != 1 {
 		t.Errorf("after the end: %+v", st)
+	}
+}
+
+func TestHeadTailKeepsBothEndsOnCharacterBoundaries(t *testing.T) {
+	s := strings.Repeat("é", 1000) // 2 bytes each
+	out, cut := headTail(s, 101)
+	if !cut || !strings.HasPrefix(out, "é") || !strings.HasSuffix(out, "é") || !strings.Contains(out, "bytes left out") {
+		t.Fatalf("%q", out)
+	}
+	if !utf8.ValidString(out) {
+		t.Error("cut inside a character")
+	}
+	if out, cut := headTail("short", 100); cut || out != "short" {
+		t.Error("short text changed")
+	}
+	if _, cut := headTail(s, 0); cut {
+		t.Error("0 means keep everything")
 	}
 }

@@ -45,6 +45,9 @@ type Options struct {
 	NoWatcher   string
 	CuffVersion string
 	Now         func() time.Time
+	// MaxOutput bounds what is kept of each output (head and tail), as
+	// recording.max_output_size does for cuff exec; 0 keeps everything.
+	MaxOutput int
 }
 
 // Handler handles hook events.

@@ -3,8 +3,10 @@ package claudehook
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/recorder/gate"
@@ -235,7 +237,9 @@ func (c *call) postToolUse() error {
 			if failed && in.Error != "" {
 				out = in.Error
 			}
-			body = &transcript.ToolResult{Tool: in.ToolName, Output: out, IsError: failed, DurationMS: dur.Milliseconds()}
+			kept, cut := headTail(out, c.h.opts.MaxOutput)
+			body = &transcript.ToolResult{Tool: in.ToolName, Output: kept, OutputTruncated: cut, IsError: failed,
+				DurationMS: dur.Milliseconds()}
 		}
 		ev := c.event(st, body)
 		ev.CallID = callID
@@ -258,6 +262,7 @@ func (c *call) bashRun(failed bool, dur time.Duration) *transcript.BashRun {
 	run := &transcript.BashRun{Command: b.Command, Description: b.Description, WorkingDirectory: in.Cwd,
 		TimeoutSeconds: b.Timeout / 1000, Stdout: resp.Stdout, Stderr: resp.Stderr,
 		Interrupted: resp.Interrupted || in.IsInterrupt, DurationMS: dur.Milliseconds(), ExitCode: resp.ExitCode}
+	defer c.capOutput(run)
 	if failed {
 		if run.ExitCode == nil {
 			run.ExitCode = exitCodeOf(in.Error)
@@ -310,4 +315,31 @@ func secretCommand(command string) bool {
 		}
 	}
 	return false
+}
+
+// capOutput keeps the head and tail of a run's outputs within MaxOutput.
+func (c *call) capOutput(run *transcript.BashRun) {
+	total := int64(len(run.Stdout) + len(run.Stderr))
+	var cutOut, cutErr bool
+	run.Stdout, cutOut = headTail(run.Stdout, c.h.opts.MaxOutput)
+	run.Stderr, cutErr = headTail(run.Stderr, c.h.opts.MaxOutput)
+	if cutOut || cutErr {
+		run.OutputTruncated, run.OutputTruncatedBytes = true, &total
+	}
+}
+
+// headTail keeps the first and last max/2 bytes of s (cut on whole UTF-8
+// characters) around a note of how much was left out.
+func headTail(s string, max int) (string, bool) {
+	if max <= 0 || len(s) <= max {
+		return s, false
+	}
+	head, tail := max/2, len(s)-max/2
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return s[:head] + fmt.Sprintf("\n[… %d bytes left out …]\n", tail-head) + s[tail:], true
 }
