@@ -18,7 +18,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -188,7 +190,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 		err = nil
 	}
 	s.shutdown()
-	if err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
+	if err != nil && !clientGone(err) {
 		return fmt.Errorf("mcp session: %w", err)
 	}
 	return nil
@@ -260,4 +262,11 @@ func instructions(sep string) string {
 	return "Run shell commands with bash_recorder" + sep + "execute instead of a built-in shell tool: " +
 		"every run is recorded for audit and risky commands wait for a person's approval. " +
 		"A denied command comes back as an error with the reason; do not retry it unchanged."
+}
+
+// clientGone reports errors that only say the client went away: closing
+// the connection, even in the middle of a request, is how clients leave.
+func clientGone(err error) bool {
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) ||
+		errors.Is(err, os.ErrClosed)
 }
