@@ -96,14 +96,21 @@ func (r *Recorder) warn(format string, args ...any) {
 
 // groupKey names the session a run belongs to under the grouping mode.
 func (r *Recorder) groupKey(c Correlation) string {
-	src := r.opts.Source
+	return GroupKey(r.opts.Mode, r.opts.Source, r.opts.Now(), c)
+}
+
+// GroupKey names the session that collects a run of source at time now
+// under a grouping mode: one per conversation (per day without one), one
+// per day, or one in all. Anything that records into the same sessions as
+// a Recorder (an approval request made before the run) uses it.
+func GroupKey(mode, source string, now time.Time, c Correlation) string {
 	switch {
-	case r.opts.Mode == ModeContinuous:
-		return src + ":continuous"
-	case r.opts.Mode == ModePerConversation && c.ConversationID != "":
-		return src + ":conversation:" + c.ConversationID
+	case mode == ModeContinuous:
+		return source + ":continuous"
+	case (mode == ModePerConversation || mode == "") && c.ConversationID != "":
+		return source + ":conversation:" + c.ConversationID
 	}
-	return src + ":day:" + r.opts.Now().Format("2006-01-02")
+	return source + ":day:" + now.Format("2006-01-02")
 }
 
 // writer returns the writer of the session for c, opening or starting it.

@@ -71,7 +71,7 @@ func (g *generation) sessionFor(c recorder.Correlation, agent string) string {
 	if g.opts.Disabled || g.done {
 		return ""
 	}
-	key := groupKey(g.opts, c)
+	key := recorder.GroupKey(g.opts.Mode, g.opts.Source, g.opts.Now(), c)
 	start := &transcript.SessionStart{Agent: agent, Source: g.opts.Source, WorkingDirectory: g.opts.WorkingDirectory,
 		CuffVersion: g.opts.CuffVersion}
 	if start.Agent == "" {
@@ -87,18 +87,6 @@ func (g *generation) sessionFor(c recorder.Correlation, agent string) string {
 	_ = w.Detach()
 	g.sessions[id] = true
 	return id
-}
-
-// groupKey names the session a run belongs to, the way the recorder groups
-// runs: per conversation (per day without one), per day, or one session.
-func groupKey(o recorder.Options, c recorder.Correlation) string {
-	switch {
-	case o.Mode == recorder.ModeContinuous:
-		return o.Source + ":continuous"
-	case (o.Mode == recorder.ModePerConversation || o.Mode == "") && c.ConversationID != "":
-		return o.Source + ":conversation:" + c.ConversationID
-	}
-	return o.Source + ":day:" + o.Now().Format("2006-01-02")
 }
 
 // pendingRun is a recorded start whose outcome is not yet recorded.
