@@ -105,18 +105,82 @@ func (e *Event) MarshalJSON() ([]byte, error) {
 		return nil, fmt.Errorf("encode %s envelope: %w", e.Type, err)
 	}
 	envEnd := buf.Len() - 1 // without the newline Encode adds
-	if err := enc.Encode(e.Body); err != nil {
+	body, big := splitBigStrings(e.Body)
+	if err := enc.Encode(body); err != nil {
 		return nil, fmt.Errorf("encode %s body: %w", e.Type, err)
 	}
 	out := buf.Bytes()
-	body := out[envEnd+1 : len(out)-1]
-	if len(body) <= 2 { // "{}"
+	bodyJSON := out[envEnd+1 : len(out)-1]
+	if len(bodyJSON) <= 2 && len(big) == 0 { // "{}"
 		return out[:envEnd], nil
 	}
 	// {env}\n{body}\n becomes {env,body} in place.
 	out[envEnd-1] = ','
-	n := copy(out[envEnd:], body[1:])
-	return out[:envEnd+n], nil
+	n := copy(out[envEnd:], bodyJSON[1:])
+	out = out[:envEnd+n]
+	if len(big) == 0 {
+		return out, nil
+	}
+	// The big strings go last: {env,body,"stdout":"…"}.
+	out = out[:len(out)-1]
+	for _, f := range big {
+		if out[len(out)-1] != '{' {
+			out = append(out, ',')
+		}
+		out = append(out, '"')
+		out = append(out, f.name...)
+		out = append(out, '"', ':')
+		out = appendJSONString(out, f.value)
+	}
+	return append(out, '}'), nil
+}
+
+// bigField is a text field encoded apart from the rest of a body.
+type bigField struct{ name, value string }
+
+// splitBigStrings takes the megabyte-sized text fields out of a body (a
+// copy; the event is not changed) so that they can be escaped straight
+// into the line.
+func splitBigStrings(b Body) (Body, []bigField) {
+	switch b := b.(type) {
+	case *BashRun:
+		if len(b.Stdout) < bigString && len(b.Stderr) < bigString {
+			return b, nil
+		}
+		c := *b
+		var big []bigField
+		if len(b.Stdout) >= bigString {
+			c.Stdout, big = "", append(big, bigField{"stdout", b.Stdout})
+		}
+		if len(b.Stderr) >= bigString {
+			c.Stderr, big = "", append(big, bigField{"stderr", b.Stderr})
+		}
+		return &c, big
+	case *ToolResult:
+		if len(b.Output) >= bigString {
+			c := *b
+			c.Output = ""
+			return &outputLess{&c}, []bigField{{"output", b.Output}}
+		}
+	}
+	return b, nil
+}
+
+// outputLess encodes a tool result without its output field, which
+// splitBigStrings writes itself (Output has no omitempty).
+type outputLess struct{ *ToolResult }
+
+func (o *outputLess) EventType() Type { return TypeToolResult }
+
+func (o *outputLess) MarshalJSON() ([]byte, error) {
+	type noOutput struct {
+		Tool            string `json:"tool,omitempty"`
+		OutputTruncated bool   `json:"output_truncated,omitempty"`
+		IsError         bool   `json:"is_error,omitempty"`
+		DurationMS      int64  `json:"duration_ms,omitempty"`
+	}
+	t := o.ToolResult
+	return json.Marshal(noOutput{t.Tool, t.OutputTruncated, t.IsError, t.DurationMS})
 }
 
 // envelopeSize is about what an encoded envelope takes.

@@ -1,0 +1,61 @@
+package transcript
+
+import "unicode/utf8"
+
+// bigString is the length from which a body's text fields are escaped by
+// appendJSONString straight into the line's buffer rather than by
+// encoding/json, whose growing scratch buffer costs more than the
+// escaping when a run prints megabytes.
+const bigString = 64 << 10
+
+// appendJSONString appends s to dst as a JSON string, as encoding/json
+// decodes it back: invalid UTF-8 becomes U+FFFD; U+2028 and U+2029 are
+// escaped so that the line stays valid JavaScript too.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			switch r {
+			case '\u2028':
+				dst = append(dst, `\u2028`...)
+			case '\u2029':
+				dst = append(dst, `\u2029`...)
+			default:
+				dst = append(dst, `\ufffd`...)
+			}
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
