@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/recorder/gate"
@@ -27,6 +28,18 @@ type Env struct {
 	Getenv func(string) string
 	// Warn receives problems repaired on the way (a rebuilt index).
 	Warn func(string)
+}
+
+// Lookup reads a variable from an environment given as KEY=VALUE entries,
+// the last entry winning as it does for a process.
+func Lookup(environ []string, key string) string {
+	prefix := key + "="
+	for i := len(environ) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(environ[i], prefix); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // Workspace is a resolved project store and its configuration.

@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 
 	"github.com/charmbracelet/colorprofile"
 	"github.com/cuff-dev/cuff/applog"
@@ -49,15 +48,7 @@ type app struct {
 	log          *applog.Log
 }
 
-func (a *app) getenv(key string) string {
-	prefix := key + "="
-	for i := len(a.environ) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(a.environ[i], prefix); ok {
-			return v
-		}
-	}
-	return ""
-}
+func (a *app) getenv(key string) string { return workspace.Lookup(a.environ, key) }
 
 // openStore resolves the project's store and settings once. Warnings go to
 // the log: the screen belongs to the UI.

@@ -89,7 +89,7 @@ func (a *app) recordListCommand() *cobra.Command {
 				}
 				from = t
 			}
-			sessions, err := a.listInfos(cmd.Context(), source, from, limit)
+			sessions, err := a.listInfos(cmd.Context(), source, from, limit, true)
 			if err != nil {
 				return err
 			}
@@ -187,7 +187,7 @@ func (a *app) recordStatsCommand() *cobra.Command {
 				}
 				from = t
 			}
-			infos, err := a.listInfos(cmd.Context(), source, from, 0)
+			infos, err := a.listInfos(cmd.Context(), source, from, 0, false)
 			if err != nil {
 				return err
 			}

@@ -42,15 +42,7 @@ type app struct {
 	log   *applog.Log
 }
 
-func (a *app) getenv(key string) string {
-	prefix := key + "="
-	for i := len(a.environ) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(a.environ[i], prefix); ok {
-			return v
-		}
-	}
-	return ""
-}
+func (a *app) getenv(key string) string { return workspace.Lookup(a.environ, key) }
 
 // openWorkspace resolves the project's store and settings (--dir,
 // CUFF_DIR, else walking up from the working directory), once.

@@ -31,9 +31,10 @@ func (a *app) foreignSources() []*session.FolderSource {
 var sourceNames = []string{session.NativeSourceName, session.ClaudeSourceName, session.CodexSourceName, "all"}
 
 // listInfos lists the sessions of one source (or all), newest first,
-// started since the given time, at most limit (0: all). Foreign sessions
-// get exact counts within fillBudget.
-func (a *app) listInfos(ctx context.Context, source string, since time.Time, limit int) ([]session.Info, error) {
+// started since the given time, at most limit (0: all). With count, foreign
+// sessions get exact counts within fillBudget (a caller that reads every
+// session anyway, such as stats, leaves it off).
+func (a *app) listInfos(ctx context.Context, source string, since time.Time, limit int, count bool) ([]session.Info, error) {
 	known := false
 	for _, n := range sourceNames {
 		known = known || n == source
@@ -70,9 +71,11 @@ func (a *app) listInfos(ctx context.Context, source string, since time.Time, lim
 			return nil, err
 		}
 		infos = filterInfos(infos, since, limit)
-		fctx, cancel := context.WithTimeout(ctx, fillBudget)
-		_ = f.Fill(fctx, infos) // what is not counted in time shows as unknown
-		cancel()
+		if count {
+			fctx, cancel := context.WithTimeout(ctx, fillBudget)
+			_ = f.Fill(fctx, infos) // what is not counted in time shows as unknown
+			cancel()
+		}
 		out = append(out, infos...)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Started.After(out[j].Started) })
