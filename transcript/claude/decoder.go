@@ -107,25 +107,8 @@ func (d *Decoder) Stats() Stats { return d.stats }
 // Line decodes one line (without its newline) and passes any events it
 // completes to out. It returns an error only when out does.
 func (d *Decoder) Line(raw []byte, out stream.Emit) error {
-	d.stats.Lines++
-	d.em.SetOutput(out)
-	raw = stream.TrimSpace(raw)
-	if len(raw) == 0 {
-		return d.em.Err()
-	}
-	var l line
-	if !stream.Unmarshal(raw, &l) {
-		d.stats.AddMalformed(d.stats.Lines)
-		return d.em.Err()
-	}
-	d.lineEvents = 0
-	if d.record(&l) && d.lineEvents == 0 {
-		d.stats.Skipped++
-	}
-	if d.title != "" {
-		d.em.Begin()
-	}
-	return d.em.Err()
+	return stream.DecodeLine(&d.stats, d.em, raw, out, &d.lineEvents, d.record,
+		func() bool { return d.title != "" })
 }
 
 // Flush passes on every event held back: the blocks of an assistant

@@ -276,3 +276,30 @@ func DurationMS(a, b time.Time) int64 {
 	}
 	return b.Sub(a).Milliseconds()
 }
+
+// DecodeLine is the part of a decoder's Line that every format shares:
+// count the line, skip a blank one, decode it into a fresh T (a malformed
+// line is counted and skipped), reset *made, hand the record to handle, and
+// count it skipped when handle knew it but made no event. Once ready says
+// the session can be named, the held-back events are passed on.
+func DecodeLine[T any](st *Stats, em *Emitter, raw []byte, out Emit, made *int, handle func(*T) bool, ready func() bool) error {
+	st.Lines++
+	em.SetOutput(out)
+	raw = TrimSpace(raw)
+	if len(raw) == 0 {
+		return em.Err()
+	}
+	var rec T
+	if !Unmarshal(raw, &rec) {
+		st.AddMalformed(st.Lines)
+		return em.Err()
+	}
+	*made = 0
+	if handle(&rec) && *made == 0 {
+		st.Skipped++
+	}
+	if ready() {
+		em.Begin()
+	}
+	return em.Err()
+}
