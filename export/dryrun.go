@@ -139,7 +139,7 @@ func (r *ReplayReport) WriteText(w io.Writer) error {
 		plural(r.Distinct, "distinct command"), plural(r.Sessions, "session"))
 	fmt.Fprintf(&b, "%-22s %10s %10s\n", "", "current", "proposed")
 	row := func(label string, cur, prop int64) {
-		fmt.Fprintf(&b, "%-22s %10s %10s\n", label, groupDigits(cur), groupDigits(prop))
+		fmt.Fprintf(&b, "%-22s %10s %10s\n", label, GroupDigits(cur), GroupDigits(prop))
 	}
 	row("allowed", r.Current.Allow, r.Proposed.Allow)
 	row("asked", r.Current.Ask, r.Proposed.Ask)

@@ -266,5 +266,5 @@ func times(n int64) string {
 	if n == 1 {
 		return "once"
 	}
-	return groupDigits(n) + " times"
+	return GroupDigits(n) + " times"
 }

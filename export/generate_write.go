@@ -81,8 +81,8 @@ func (p *GeneratedPolicy) header() string {
 		"Auto-generated policy from recordings (cuff record generate)",
 		"Generated: " + p.Generated.Format("2006-01-02T15:04:05Z"),
 		fmt.Sprintf("Strategy: %s, minimum frequency %d", p.Strategy, p.MinFrequency),
-		"Source sessions: " + groupDigits(int64(p.Sessions)),
-		fmt.Sprintf("Commands analyzed: %s (%s distinct)", groupDigits(p.Runs), groupDigits(int64(p.Distinct))),
+		"Source sessions: " + GroupDigits(int64(p.Sessions)),
+		fmt.Sprintf("Commands analyzed: %s (%s distinct)", GroupDigits(p.Runs), GroupDigits(int64(p.Distinct))),
 		"Every rule allows what it matches before the gate's own checks: review it,",
 		"then try it with 'cuff record generate --dry-run' and 'cuff policy check'.",
 	}

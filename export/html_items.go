@@ -141,7 +141,7 @@ func (h *HTMLWriter) chatItem(it *htmlItem, b *transcript.ChatTurn) {
 			note = append(note, transcript.Inert(b.Model))
 		}
 		if u := b.Usage; u != nil && (u.InputTokens > 0 || u.OutputTokens > 0) {
-			note = append(note, fmt.Sprintf("%s in / %s out tokens", groupDigits(u.InputTokens), groupDigits(u.OutputTokens)))
+			note = append(note, fmt.Sprintf("%s in / %s out tokens", GroupDigits(u.InputTokens), GroupDigits(u.OutputTokens)))
 		}
 		it.Note = strings.Join(note, " · ")
 	default:

@@ -370,7 +370,7 @@ func (m *mdWriter) bash(n *mdNode, prefix string) {
 	if run.OutputTruncated {
 		note := "> ⚠️ Output truncated when it was recorded"
 		if run.OutputTruncatedBytes != nil {
-			note += fmt.Sprintf(": %s bytes were not kept", groupDigits(*run.OutputTruncatedBytes))
+			note += fmt.Sprintf(": %s bytes were not kept", GroupDigits(*run.OutputTruncatedBytes))
 		}
 		m.line(prefix, note+".")
 		m.line(prefix, "")

@@ -176,8 +176,8 @@ func FormatDuration(ms int64) string {
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
-// groupDigits writes n with thousands separators: 12,345.
-func groupDigits(n int64) string {
+// GroupDigits writes n with thousands separators: 12,345.
+func GroupDigits(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
@@ -198,7 +198,7 @@ func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
-	return groupDigits(int64(n)) + " " + word + "s"
+	return GroupDigits(int64(n)) + " " + word + "s"
 }
 
 func shortSHA(sha string) string {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
+	"github.com/cuff-dev/cuff/export"
 	"github.com/cuff-dev/cuff/session"
 	"go.yaml.in/yaml/v3"
 )
@@ -72,22 +73,7 @@ func plural(n int64, unit string) string {
 }
 
 // Count formats n with thousands separators: 1,523.
-func Count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func Count(n int64) string { return export.GroupDigits(n) }
 
 // Bytes formats a size: 512 B, 1.5 KB, 23.4 MB.
 func Bytes(n int64) string {
