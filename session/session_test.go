@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -227,7 +228,11 @@ func TestStatsAndClean(t *testing.T) {
 	past := time.Now().AddDate(0, 0, -40)
 	os.Chtimes(s.EventsPath(old), past, past)
 	all, _ := s.Sessions()
-	st, err := s.Stats(all)
+	infos := make([]Info, len(all))
+	for i, m := range all {
+		infos[i] = s.InfoOf(m)
+	}
+	st, err := StatsOf(context.Background(), []Source{s.Source()}, infos)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -148,17 +149,28 @@ func (c *CommandStats) Finish() {
 	})
 }
 
-// Stats aggregates the commands of the given sessions.
-func (s *Store) Stats(sessions []*Meta) (*CommandStats, error) {
-	st := &CommandStats{Sessions: len(sessions)}
-	for _, m := range sessions {
-		_, err := s.ReadEvents(m.SessionID, func(ev *transcript.Event) error {
+// StatsOf reads every listed session from the source that holds it (by
+// Info.Source) into one set of statistics, with disk use by source. A
+// session removed meanwhile is skipped.
+func StatsOf(ctx context.Context, sources []Source, infos []Info) (*CommandStats, error) {
+	bySource := make(map[string]Source, len(sources))
+	for _, src := range sources {
+		bySource[src.Name()] = src
+	}
+	st := &CommandStats{Sessions: len(infos), DiskBytes: map[string]int64{}}
+	for _, in := range infos {
+		st.DiskBytes[in.Source] += in.SizeBytes
+		src := bySource[in.Source]
+		if src == nil {
+			continue
+		}
+		err := src.Read(ctx, in.ID, func(ev *transcript.Event) error {
 			st.AddEvent(ev)
 			return nil
 		})
 		var nf *NotFoundError
-		if err != nil && !errors.As(err, &nf) { // a session cleaned meanwhile is skipped
-			return nil, err
+		if err != nil && !errors.As(err, &nf) {
+			return nil, fmt.Errorf("read session %s: %w", in.ID, err)
 		}
 	}
 	st.Finish()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -206,26 +205,5 @@ func (a *app) statsOf(ctx context.Context, infos []session.Info) (*session.Comma
 	if err != nil {
 		return nil, err
 	}
-	bySource := map[string]session.Source{}
-	for _, src := range ws.Sources() {
-		bySource[src.Name()] = src
-	}
-	st := &session.CommandStats{Sessions: len(infos), DiskBytes: map[string]int64{}}
-	for _, in := range infos {
-		st.DiskBytes[in.Source] += in.SizeBytes
-		src := bySource[in.Source]
-		if src == nil {
-			continue
-		}
-		err := src.Read(ctx, in.ID, func(ev *transcript.Event) error {
-			st.AddEvent(ev)
-			return nil
-		})
-		var nf *session.NotFoundError
-		if err != nil && !errors.As(err, &nf) { // a session removed meanwhile is skipped
-			return nil, fmt.Errorf("read session %s: %w", in.ID, err)
-		}
-	}
-	st.Finish()
-	return st, nil
+	return session.StatsOf(ctx, ws.Sources(), infos)
 }
