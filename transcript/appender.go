@@ -231,8 +231,17 @@ func lastSeq(f *os.File, size int64) (seq int64, endsClean bool, err error) {
 	end := size - 1 // index of the newline that ends the line to examine
 	if !endsClean {
 		start, err := lineStart(f, size)
-		if err != nil || start == 0 {
-			return 0, false, err // one torn line and nothing before it
+		if err != nil {
+			return 0, false, err
+		}
+		// A write cut short just before its newline leaves a whole event:
+		// the newline written next makes it a readable line, so its seq
+		// counts. Anything less is a fragment that stays malformed.
+		if s, ok := wholeEventSeq(f, start, size); ok {
+			return s, false, nil
+		}
+		if start == 0 {
+			return 0, false, nil // one torn line and nothing before it
 		}
 		end = start - 1
 	}
@@ -247,6 +256,19 @@ func lastSeq(f *os.File, size int64) (seq int64, endsClean bool, err error) {
 		end = start - 1
 	}
 	return 0, endsClean, nil
+}
+
+// wholeEventSeq reads the bytes [start, end) and returns their seq if they
+// are one complete JSON object.
+func wholeEventSeq(f *os.File, start, end int64) (int64, bool) {
+	buf := make([]byte, end-start)
+	if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
+		return 0, false
+	}
+	if !json.Valid(buf) {
+		return 0, false
+	}
+	return seqOf(bytes.NewReader(buf))
 }
 
 // lineStart returns the offset where the line that ends just before end

@@ -274,3 +274,25 @@ func BenchmarkReaderNext(b *testing.B) {
 		}
 	}
 }
+
+func TestAppendAfterAWriteCutJustBeforeItsNewline(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	a, err := OpenAppender(path, "s", AppendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Append(New("s", time.Now(), &ChatTurn{Role: RoleUser, Text: "one"}), New("s", time.Now(), &ChatTurn{Role: RoleUser, Text: "two"}))
+	a.Close()
+	fi, _ := os.Stat(path)
+	os.Truncate(path, fi.Size()-1) // the last event is whole, its newline lost
+	b, _ := OpenAppender(path, "s", AppendOptions{})
+	defer b.Close()
+	ev := New("s", time.Now(), &ChatTurn{Role: RoleUser, Text: "three"})
+	if err := b.Append(ev); err != nil {
+		t.Fatal(err)
+	}
+	events, st := readFile(t, path)
+	if len(events) != 3 || st.Malformed != 0 || events[2].Seq != 3 {
+		t.Fatalf("%d events (stats %+v), last seq %d: want 3 events with seq 1..3", len(events), st, ev.Seq)
+	}
+}
