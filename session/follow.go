@@ -53,6 +53,15 @@ type FollowOptions struct {
 	// follow starts. FallbackUUID names a foreign session then.
 	Detect       bool
 	FallbackUUID string
+	// Seen is the file as the caller found it when it read up to From.
+	// With it, a path that is gone by the time following starts was
+	// removed (not "not created yet"), and a path that names another file
+	// was replaced and is read from its start.
+	Seen os.FileInfo
+	// AfterSeq is the seq of the last event the caller already has: when
+	// the file is replaced and read again, events up to it are not passed
+	// on twice.
+	AfterSeq int64
 }
 
 // LineDecoder decodes a foreign transcript line by line as it grows. Flush
@@ -73,7 +82,8 @@ func Follow(ctx context.Context, path string, opts FollowOptions, fn func(Follow
 	wake, stop := watch(path, opts.NoNotify)
 	defer stop()
 	f := &follower{path: path, offset: opts.From, fn: fn, decoder: opts.Decoder,
-		detect: opts.Detect && opts.Decoder == nil, uuid: opts.FallbackUUID}
+		detect: opts.Detect && opts.Decoder == nil, uuid: opts.FallbackUUID,
+		info: opts.Seen, seen: opts.Seen != nil, lastSeq: opts.AfterSeq}
 	defer f.close()
 	for {
 		if err := f.step(); err != nil {
@@ -115,22 +125,28 @@ func (f *follower) close() {
 
 // step reads whatever is new.
 func (f *follower) step() error {
-	fi, err := os.Stat(f.path)
-	if errors.Is(err, fs.ErrNotExist) {
+	gone := func() error {
 		if f.seen {
 			return ErrRemoved
 		}
 		return nil // not created yet
 	}
+	fi, err := os.Stat(f.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return gone()
+	}
 	if err != nil {
 		return fmt.Errorf("follow %s: %w", f.path, err)
 	}
-	if f.file != nil && !os.SameFile(fi, f.info) { // replaced by another file
+	if f.info != nil && !os.SameFile(fi, f.info) { // replaced by another file
 		f.close()
 		f.file, f.offset, f.partial, f.line = nil, 0, nil, 0
 	}
 	if f.file == nil {
 		file, err := os.Open(f.path)
+		if errors.Is(err, fs.ErrNotExist) { // removed between the stat and the open
+			return gone()
+		}
 		if err != nil {
 			return fmt.Errorf("follow %s: %w", f.path, err)
 		}

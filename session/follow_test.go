@@ -171,3 +171,58 @@ func TestFollowDoesNotRepeatEventsWhenTheFileIsReplaced(t *testing.T) {
 	}
 	stop()
 }
+
+// TestFollowSeenFileRemovedBeforeStart: a caller that read the file and
+// then started following must learn of a removal that happened in between,
+// not wait for the file to be created.
+func TestFollowSeenFileRemovedBeforeStart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	line := `{"v":1,"type":"chat_turn","seq":1,"role":"user","text":"a"}` + "\n"
+	appendLine(t, path, line)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(path)
+	done := make(chan error, 1)
+	go func() {
+		done <- Follow(context.Background(), path, FollowOptions{From: int64(len(line)), Seen: fi}, func(FollowItem) {})
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrRemoved) {
+			t.Errorf("got %v, want ErrRemoved", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Follow waits for a file that was removed before it started")
+	}
+}
+
+// TestFollowSeenFileReplacedBeforeStart: a file replaced between the
+// caller's read and the follow is read from its start, skipping the events
+// the caller already has.
+func TestFollowSeenFileReplacedBeforeStart(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	line := func(seq int) string {
+		return fmt.Sprintf(`{"v":1,"type":"chat_turn","seq":%d,"role":"user","text":"t%d"}`+"\n", seq, seq)
+	}
+	appendLine(t, path, line(1)+line(2))
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(dir, "s.tmp")
+	os.WriteFile(tmp, []byte(line(1)+line(2)+line(3)), 0o600)
+	os.Rename(tmp, path)
+	c, stop := startFollow(t, path, FollowOptions{From: fi.Size(), Seen: fi, AfterSeq: 2})
+	items := c.wait(t, 1)
+	time.Sleep(100 * time.Millisecond)
+	c.mu.Lock()
+	n := len(c.items)
+	c.mu.Unlock()
+	if n != 1 || items[0].Event == nil || items[0].Event.Seq != 3 {
+		t.Errorf("got %d items (first %+v), want only seq 3", n, items[0])
+	}
+	stop()
+}

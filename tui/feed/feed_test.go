@@ -69,6 +69,9 @@ func start(t *testing.T, target Target) (*Feed, *collector, func(cond func(*coll
 		t.Helper()
 		deadline := time.Now().Add(waitTimeout)
 		for !cond(c) {
+			if c.closed {
+				t.Fatalf("the feed closed first; have %d items, removed %v, err %v", c.tl.Len(), c.removed, c.err)
+			}
 			if time.Now().After(deadline) {
 				t.Fatalf("timed out; have %d items, partial %v, err %v", c.tl.Len(), c.partial, c.err)
 			}
@@ -83,7 +86,7 @@ func start(t *testing.T, target Target) (*Feed, *collector, func(cond func(*coll
 					c.apply(m.Batch)
 				}
 			case <-time.After(time.Until(deadline)):
-				t.Fatalf("timed out waiting for a batch; have %d items", c.tl.Len())
+				t.Fatalf("timed out waiting for a batch; have %d items, closed %v, removed %v, err %v", c.tl.Len(), c.closed, c.removed, c.err)
 			}
 		}
 	}

@@ -52,24 +52,24 @@ func (f *Feed) runFile(path string) error {
 		}
 		data = data[:n]
 		end := bytes.LastIndexByte(data, '\n') + 1
-		f.pushLines(bytes.SplitAfter(data[:end], []byte{'\n'}), true)
-		return session.Follow(f.ctx, path, session.FollowOptions{From: int64(end)}, f.followItem)
+		last := f.pushLines(bytes.SplitAfter(data[:end], []byte{'\n'}), true)
+		return session.Follow(f.ctx, path, session.FollowOptions{From: int64(end), Seen: fi, AfterSeq: last}, f.followItem)
 	}
 	start, end, tail, err := readTail(file, fi.Size())
 	if err != nil {
 		return err
 	}
 	if start == 0 {
-		f.pushLines(tail, true)
-		return session.Follow(f.ctx, path, session.FollowOptions{From: end}, f.followItem)
+		last := f.pushLines(tail, true)
+		return session.Follow(f.ctx, path, session.FollowOptions{From: end, Seen: fi, AfterSeq: last}, f.followItem)
 	}
 	f.mu.Lock()
 	f.pending.Partial = true
 	f.mu.Unlock()
-	f.pushLines(tail, false)
+	last := f.pushLines(tail, false)
 	indexed := make(chan error, 1)
 	go func() { indexed <- f.indexHead(file, start) }()
-	err = session.Follow(f.ctx, path, session.FollowOptions{From: end}, f.followItem)
+	err = session.Follow(f.ctx, path, session.FollowOptions{From: end, Seen: fi, AfterSeq: last}, f.followItem)
 	if ierr := <-indexed; ierr != nil && err == nil && f.ctx.Err() == nil {
 		err = ierr
 	}
@@ -116,8 +116,9 @@ func readTail(file *os.File, size int64) (start, end int64, lines [][]byte, err 
 }
 
 // pushLines decodes lines and pushes their events. whole tells whether the
-// lines start at the top of the file, so that line numbers are known.
-func (f *Feed) pushLines(lines [][]byte, whole bool) {
+// lines start at the top of the file, so that line numbers are known. It
+// returns the highest seq pushed.
+func (f *Feed) pushLines(lines [][]byte, whole bool) (lastSeq int64) {
 	var events []*transcript.Event
 	var notices []string
 	for i, l := range lines {
@@ -134,9 +135,11 @@ func (f *Feed) pushLines(lines [][]byte, whole bool) {
 			notices = append(notices, malformed(n, err))
 			continue
 		}
+		lastSeq = max(lastSeq, ev.Seq)
 		events = append(events, f.lean(ev))
 	}
 	f.push(events, notices...)
+	return lastSeq
 }
 
 // indexHead builds the timeline of the file's first head bytes, the part
