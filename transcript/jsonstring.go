@@ -16,6 +16,19 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight plain bytes at a time: most output is printable ASCII.
+		for i+8 <= len(s) {
+			b := s[i : i+8]
+			w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+				uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+			if !plainWord(w) {
+				break
+			}
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -58,4 +71,21 @@ func appendJSONString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// Masks for plain8.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plainWord reports whether none of the eight bytes of w needs escaping:
+// all are printable ASCII other than '"' and '\\'.
+func plainWord(w uint64) bool {
+	below := (w - 0x20*ones) &^ w // high bit set where a byte is < 0x20
+	quote := w ^ '"'*ones
+	quote = (quote - ones) &^ quote // where a byte is '"'
+	slash := w ^ '\\'*ones
+	slash = (slash - ones) &^ slash // where a byte is '\\'
+	return (w|below|quote|slash)&highs == 0
 }

@@ -72,3 +72,51 @@ func TestBigBodiesEncodeLikeSmallOnes(t *testing.T) {
 		}
 	}
 }
+
+// commandOutput is about n bytes of command output: short lines of ASCII
+// with the odd quote, tab and non-ASCII letter.
+func commandOutput(n int) string {
+	lines := []string{
+		"=== RUN   TestParse/quoted_\"input\"",
+		"--- PASS: TestParse (0.00s)",
+		"ok  \tgithub.com/example/project/internal/lexer\t0.012s",
+		"-rw-r--r--  1 dev  staff   4096 Jan 18 14:30 résumé.md",
+		"main.go:42:13: undefined: parseConfig",
+		"npm http fetch GET 200 https://registry.npmjs.org/left-pad 34ms (cache hit)",
+	}
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		b.WriteString(lines[i%len(lines)])
+		b.WriteByte('\n')
+	}
+	return b.String()[:n]
+}
+
+func BenchmarkAppendJSONString(b *testing.B) {
+	s := commandOutput(1 << 20)
+	dst := make([]byte, 0, 2<<20)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		dst = appendJSONString(dst[:0], s)
+	}
+}
+
+// TestAppendJSONStringEveryByteInEveryLane puts each byte value at each
+// position of a plain 24-byte string, so the eight-at-a-time check meets
+// it in every lane of its word.
+func TestAppendJSONStringEveryByteInEveryLane(t *testing.T) {
+	plain := "abcdefghijklmnopqrstuvwx"
+	for c := 0; c < 256; c++ {
+		for pos := 0; pos < len(plain); pos++ {
+			s := plain[:pos] + string([]byte{byte(c)}) + plain[pos+1:]
+			enc := appendJSONString(nil, s)
+			var got string
+			if err := json.Unmarshal(enc, &got); err != nil {
+				t.Fatalf("byte %#x at %d: invalid JSON %q: %v", c, pos, enc, err)
+			}
+			if want := viaEncodingJSON(t, s); got != want {
+				t.Fatalf("byte %#x at %d: decoded %q, want %q", c, pos, got, want)
+			}
+		}
+	}
+}
