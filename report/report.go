@@ -58,18 +58,19 @@ func Age(d time.Duration) string {
 	const day = 24 * time.Hour
 	switch {
 	case d >= day && d%day == 0:
-		return plural(int64(d/day), "day")
+		return Plural(int64(d/day), "day")
 	case d >= time.Hour && d%time.Hour == 0:
-		return plural(int64(d/time.Hour), "hour")
+		return Plural(int64(d/time.Hour), "hour")
 	}
 	return Duration(d)
 }
 
-func plural(n int64, unit string) string {
+// Plural counts things in words: "1 line", "2,048 lines".
+func Plural(n int64, unit string) string {
 	if n == 1 {
 		return "1 " + unit
 	}
-	return fmt.Sprintf("%d %ss", n, unit)
+	return Count(n) + " " + unit + "s"
 }
 
 // Count formats n with thousands separators: 1,523.

@@ -96,8 +96,11 @@ func ensureDir(d string) error {
 
 // Locate finds the project's .cuff directory. An explicit dir (from --dir
 // or CUFF_DIR) names the .cuff directory itself, or a folder holding one.
-// Otherwise it walks up from cwd to the first .cuff directory, else uses
-// the git root's .cuff, else cwd's .cuff (created on first write).
+// Otherwise it walks up from cwd to the first folder that holds a .cuff
+// directory or is a git root, and uses that folder's .cuff (created on
+// first write); with neither up to /, cwd's. The walk stops at the git
+// root so that a stray .cuff above the repository (in the home folder, in
+// /tmp) never takes over a project's recordings.
 func Locate(explicit, cwd string) (string, error) {
 	if explicit != "" {
 		abs, err := filepath.Abs(explicit)
@@ -116,11 +119,6 @@ func Locate(explicit, cwd string) (string, error) {
 		if isDir(filepath.Join(d, DirName)) {
 			return filepath.Join(d, DirName), nil
 		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	for d := cwd; ; d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
 			return filepath.Join(d, DirName), nil
 		}

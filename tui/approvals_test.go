@@ -17,9 +17,14 @@ import (
 	"github.com/cuff-dev/cuff/tui/internal/fixture"
 )
 
-// cmdWait is how long a test waits for one command's message; timers
-// (ticks, refreshes) take longer and are left out.
-const cmdWait = 50 * time.Millisecond
+// cmdWait is how long a test waits for commands' messages when it expects
+// no decision; timers (ticks, refreshes) take longer and are left out.
+// decisionWait bounds the wait for the decisions an answer sets off,
+// however slow the machine.
+const (
+	cmdWait      = 50 * time.Millisecond
+	decisionWait = 10 * time.Second
+)
 
 // brokerStandIn answers like the approval broker: it keeps the answers, may
 // fail, and reports the rule an "always" adds.
@@ -54,37 +59,64 @@ func (b *brokerStandIn) answers() []string {
 	return append([]string(nil), b.got...)
 }
 
-// messages runs a command and what it batches, each for at most cmdWait,
-// and returns the messages that came back.
-func messages(cmd tea.Cmd) []tea.Msg {
+// messages runs a command and what it batches, all at once, and returns
+// the messages that came back: within cmdWait, or, when decisions > 0,
+// once that many decidedMsg have come (within decisionWait).
+func messages(cmd tea.Cmd, decisions int) []tea.Msg {
 	if cmd == nil {
 		return nil
 	}
-	ch := make(chan tea.Msg, 1)
-	go func() { ch <- cmd() }()
-	var msg tea.Msg
-	select {
-	case msg = <-ch:
-	case <-time.After(cmdWait):
-		return nil // a timer
+	results := make(chan tea.Msg, 64)
+	var run func(c tea.Cmd)
+	run = func(c tea.Cmd) {
+		go func() { results <- c() }()
 	}
-	if batch, ok := msg.(tea.BatchMsg); ok {
-		var out []tea.Msg
-		for _, c := range batch {
-			out = append(out, messages(c)...)
+	run(cmd)
+	outstanding := 1
+	timeout := time.After(cmdWait)
+	if decisions > 0 {
+		timeout = time.After(decisionWait)
+	}
+	var out []tea.Msg
+	for outstanding > 0 {
+		select {
+		case msg := <-results:
+			outstanding--
+			if batch, ok := msg.(tea.BatchMsg); ok {
+				for _, c := range batch {
+					if c != nil {
+						run(c)
+						outstanding++
+					}
+				}
+				continue
+			}
+			out = append(out, msg)
+			if _, ok := msg.(decidedMsg); ok {
+				decisions--
+				if decisions == 0 {
+					return out
+				}
+			}
+		case <-timeout:
+			return out // what is left are timers
 		}
-		return out
 	}
-	return []tea.Msg{msg}
+	return out
 }
 
 // step hands the model a message and then the results of the commands it
 // returns that answer approvals, as the program would.
 func step(t *testing.T, m Model, msg tea.Msg) Model {
 	t.Helper()
+	before := len(m.answered)
 	next, cmd := m.Update(msg)
 	m = next.(Model)
-	for _, out := range messages(cmd) {
+	answers := 0
+	if m.opts.Approver != nil {
+		answers = max(0, len(m.answered)-before) // each sets off a decision
+	}
+	for _, out := range messages(cmd, answers) {
 		if d, ok := out.(decidedMsg); ok {
 			next, _ = m.Update(d)
 			m = next.(Model)

@@ -71,6 +71,9 @@ func Open(env Env) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("%s is a file, not a directory: cuff keeps the project's recordings and settings there (move the file away, or name another store with --dir)", dir)
+	}
 	cfg, err := settings.Load(settings.ProjectFile(dir), settings.UserFile(env.Getenv))
 	if err != nil {
 		return nil, &SettingsError{Err: err}

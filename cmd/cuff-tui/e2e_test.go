@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cuff-dev/cuff/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
+	testenv.Scrub() // the tester's own cuff, Claude Code and Codex set-up stays out
 	dir, err := os.MkdirTemp("", "cuff-tui-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -45,7 +47,7 @@ func TestMain(m *testing.M) {
 
 // screenWait bounds how long an end-to-end test waits for the screen or
 // for the agent's answer.
-const screenWait = 15 * time.Second
+const screenWait = 30 * time.Second
 
 const e2eID = "20260118_143052_a7b3c9d2-e4f5"
 

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -91,7 +94,7 @@ func (a *app) printVerdict(command string, res gate.Result, mode gate.Mode, tain
 	fmt.Fprintf(w, "%s  %s   (%s mode, %s)\n", verdict, command, mode, t)
 	for _, c := range res.Commands {
 		fmt.Fprintf(w, "  %-6s %-9s %s\n", c.Verdict, c.Tier, c.Text)
-		if c.Rule != "" {
+		if c.Rule != "" && !namesRule(c.Reasons) {
 			fmt.Fprintf(w, "         rule: %s\n", c.Rule)
 		}
 		for _, r := range c.Reasons {
@@ -117,12 +120,20 @@ func (a *app) policyCommand() *cobra.Command {
 			var path string
 			if len(args) == 1 {
 				path = args[0]
+				if _, err := os.Stat(path); err != nil {
+					return &usageError{msg: fmt.Sprintf("cannot read %s: %v", path, errors.Unwrap(err)),
+						hint: "Hint: Name a policy file, or give none to check the project's .cuff/policy.yml"}
+				}
 			} else {
 				s, err := a.openStore()
 				if err != nil {
 					return err
 				}
 				path = filepath.Join(s.Dir, "policy.yml")
+				if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+					fmt.Fprintf(a.stdout, "%s does not exist: only the built-in policy applies (see cuff check CMD)\n", path)
+					return nil
+				}
 			}
 			p, err := gate.LoadPolicy(path)
 			if err != nil {
@@ -151,4 +162,15 @@ func (a *app) policyCommand() *cobra.Command {
 	check.Flags().StringVar(&format, "format", "text", "output format: text, json")
 	cmd.AddCommand(check)
 	return cmd
+}
+
+// namesRule reports whether a reason already names the rule that decided
+// (`rule "git status *" (…:12) says allow: …`).
+func namesRule(reasons []string) bool {
+	for _, r := range reasons {
+		if strings.HasPrefix(r, "rule ") {
+			return true
+		}
+	}
+	return false
 }

@@ -50,3 +50,17 @@ func TestCheckUsesProjectPolicyAndPolicyCheck(t *testing.T) {
 		t.Errorf("bad policy: %+v", r)
 	}
 }
+
+// TestPolicyCheckNamesMissingFiles: a policy file that is not there is an
+// error when named, and said plainly when the project has none.
+func TestPolicyCheckNamesMissingFiles(t *testing.T) {
+	dir := gitProject(t)
+	r := cuff(t, dir, "", "policy", "check", filepath.Join(dir, "nonexist.yml"))
+	if r.code != exitUsage || !strings.Contains(r.stderr, "nonexist.yml") || !strings.Contains(r.stderr, "no such file") {
+		t.Errorf("named missing file: %+v", r)
+	}
+	r = cuff(t, dir, "", "policy", "check")
+	if r.code != 0 || !strings.Contains(r.stdout, "does not exist: only the built-in policy applies") {
+		t.Errorf("no project policy: %+v", r)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/cuff-dev/cuff/recorder"
 	"github.com/cuff-dev/cuff/recorder/runner"
 	"github.com/cuff-dev/cuff/report"
+	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/settings"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/cuff-dev/cuff/transcript/redact"
@@ -103,7 +104,11 @@ func (a *app) runExec(f *execFlags, args []string) error {
 	a.fillFromEnv(&f.corr)
 	store, err := a.openStore()
 	if err != nil {
-		return err
+		// Recording never stops a command: say why this run is not
+		// recorded, and run it with the default settings.
+		fmt.Fprintf(a.stderr, "cuff: warning: this run is not recorded: %v\n", err)
+		fmt.Fprintf(a.stderr, "Hint: fix that, and runs are recorded again (cuff health checks the set-up)\n")
+		a.logger().Warn("exec without recording", "error", err)
 	}
 	cfg := a.settings()
 	if f.shell == "" && cfg.Execution.UseShell {
@@ -115,7 +120,10 @@ func (a *app) runExec(f *execFlags, args []string) error {
 		return &usageError{msg: fmt.Sprintf("%q is one argument with spaces: cuff runs commands as argv, not through a shell", args[0]),
 			hint: fmt.Sprintf("Hint: cuff exec %s   or   cuff exec --shell %q   (or set execution.use_shell: true)", args[0], args[0])}
 	}
-	root := filepath.Dir(store.Dir)
+	root, err := a.execRoot(store)
+	if err != nil {
+		return err
+	}
 	c := runner.Command{
 		Root:           root,
 		Dir:            f.cwd,
@@ -161,7 +169,7 @@ func (a *app) runExec(f *execFlags, args []string) error {
 
 	rec := recorder.New(recorder.Options{
 		Store: store, Mode: string(cfg.Recording.SessionMode), Agent: "cuff-exec", Source: transcript.SourceExec,
-		WorkingDirectory: root, CuffVersion: Version, Disabled: !cfg.Recording.Enabled,
+		WorkingDirectory: root, CuffVersion: Version, Disabled: store == nil || !cfg.Recording.Enabled,
 		StateDir: a.stateDir(), Warn: func(msg string) {
 			fmt.Fprintf(a.stderr, "cuff: warning: %s\n", msg)
 			a.logger().Warn(msg, "degraded", true)
@@ -261,4 +269,21 @@ func shellLine(args []string) string {
 		words[i] = q
 	}
 	return strings.Join(words, " ")
+}
+
+// execRoot is the folder commands must stay inside: the project's (the
+// folder holding the store), else, with no usable store, the working
+// directory.
+func (a *app) execRoot(store *session.Store) (string, error) {
+	if store != nil {
+		return filepath.Dir(store.Dir), nil
+	}
+	if a.cwd != "" {
+		return a.cwd, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("working directory: %w", err)
+	}
+	return wd, nil
 }

@@ -34,6 +34,13 @@ func runsJSON(t *testing.T, dir string) []map[string]any {
 
 func TestExecRunsRecordsAndExitsWithTheCommandsCode(t *testing.T) {
 	dir := gitProject(t)
+	// One session for all runs, even across midnight.
+	if err := os.MkdirAll(filepath.Join(dir, ".cuff"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".cuff", "settings.yml"), []byte("recording:\n  session_mode: continuous\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		args   []string
 		code   int
@@ -81,7 +88,7 @@ func TestExecRunsRecordsAndExitsWithTheCommandsCode(t *testing.T) {
 	if timedOut == nil || timedOut["timed_out"] != true || timedOut["exit_code"] != nil {
 		t.Errorf("timeout run %v", timedOut)
 	}
-	// all runs of the day went into one session
+	// all runs went into one session
 	sessions := map[any]bool{}
 	for _, r := range rows {
 		sessions[r["session_id"]] = true
@@ -240,5 +247,30 @@ func TestExecUseShellSetting(t *testing.T) {
 	r = cuff(t, dir, "", "exec", "echo", "a;echo injected")
 	if r.stdout != "a;echo injected\n" {
 		t.Errorf("an argument ran as shell: %q", r.stdout)
+	}
+}
+
+// TestExecRunsWhenItCannotRecord: a settings file cuff cannot read, or a
+// .cuff that is a file, costs the recording, never the command.
+func TestExecRunsWhenItCannotRecord(t *testing.T) {
+	for name, breakIt := range map[string]func(dir string) error{
+		"bad settings": func(dir string) error {
+			os.Mkdir(filepath.Join(dir, ".cuff"), 0o700)
+			return os.WriteFile(filepath.Join(dir, ".cuff", "settings.yml"), []byte("recording:\n  session_mode: weekly\n"), 0o600)
+		},
+		".cuff is a file": func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, ".cuff"), []byte("not a store"), 0o600)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := gitProject(t)
+			if err := breakIt(dir); err != nil {
+				t.Fatal(err)
+			}
+			r := cuff(t, dir, "", "exec", "sh", "-c", "echo still-runs; exit 3")
+			if r.code != 3 || r.stdout != "still-runs\n" || !strings.Contains(r.stderr, "this run is not recorded") {
+				t.Errorf("%+v", r)
+			}
+		})
 	}
 }

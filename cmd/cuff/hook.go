@@ -36,7 +36,8 @@ func (a *app) hookCommand() *cobra.Command {
 		Long: `Claude Code runs this for each hook event (install it with 'cuff hook install claude').
 It records prompts, assistant text, tool calls, Bash runs and delegations, and answers
 PreToolUse for Bash with cuff's gate: allow, deny, or ask a person in cuff's TUI.
-It never breaks the agent: on any internal error it exits 0 without a decision.`,
+It never breaks the agent: on an internal error it exits 0 without a decision. When it
+cannot read the project's settings or policy, a shell command gets "ask" with the reason.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a.runClaudeHook(cmd.Context())
@@ -95,6 +96,9 @@ func (a *app) runClaudeHook(ctx context.Context) {
 	h, timeout, err := a.claudeHandler(in)
 	if err != nil {
 		a.hookLog().Error("hook: set-up", "error", err, "event", in.HookEventName)
+		if b := claudehook.SetupFailure(in, err).Marshal(); b != nil {
+			_, _ = a.stdout.Forward.Write(b) // fail closed: a shell command asks
+		}
 		return
 	}
 	// Claude Code ends a hook that runs too long (and the user can cancel

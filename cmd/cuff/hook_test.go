@@ -182,7 +182,7 @@ func TestClaudeHookAsksThroughTheTUI(t *testing.T) {
 	}
 	defer stop()
 	decide := func(answer approval.Answer) {
-		for i := 0; i < 200; i++ {
+		for i := 0; i < 1200; i++ { // 30 s: a slow machine starts the hook late
 			pending, _ := b.Pending()
 			if len(pending) > 0 {
 				if _, err := b.Decide(pending[0].ID, answer); err != nil {
@@ -286,5 +286,37 @@ func TestClaudeHookAfterSessionEndRecordsNothing(t *testing.T) {
 	r = e.run("", "record", "list", "--format", "json")
 	if n := strings.Count(r.stdout, `"session_id"`); n != 2 {
 		t.Errorf("resume: %s", r.stdout)
+	}
+}
+
+// TestClaudeHookFailsClosedOnBrokenFiles: a policy or settings file cuff
+// cannot read makes a shell command ask, naming the file and line, instead
+// of letting it through unchecked; other tools get no answer.
+func TestClaudeHookFailsClosedOnBrokenFiles(t *testing.T) {
+	for name, file := range map[string]struct{ path, text, want string }{
+		"policy":   {"policy.yml", "rules:\n  - match: \"rm *\"\n    action: deny\n  - match: x\n    action: maybe\n", "policy.yml:5"},
+		"settings": {"settings.yml", "recording:\n  session_mode: weekly\n", "settings.yml:2"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newHookEnv(t)
+			os.MkdirAll(filepath.Join(e.dir, ".cuff"), 0o700)
+			if err := os.WriteFile(filepath.Join(e.dir, ".cuff", file.path), []byte(file.text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			r := e.send("PreToolUse", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_1",
+				"tool_input": map[string]any{"command": "rm -rf build"}})
+			p, why := permissionOf(t, r)
+			if p != "ask" || !strings.Contains(why, file.want) || !strings.Contains(r.stdout, "systemMessage") {
+				t.Errorf("broken %s: %q %q (stdout %s)", file.path, p, why, r.stdout)
+			}
+			if r.code != 0 {
+				t.Errorf("exit %d", r.code)
+			}
+			r = e.send("PreToolUse", map[string]any{"tool_name": "Read", "tool_use_id": "toolu_2",
+				"tool_input": map[string]any{"file_path": "README.md"}})
+			if strings.TrimSpace(r.stdout) != "" {
+				t.Errorf("a Read got an answer: %s", r.stdout)
+			}
+		})
 	}
 }

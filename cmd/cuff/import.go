@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cuff-dev/cuff/report"
 	"github.com/cuff-dev/cuff/session"
@@ -29,7 +34,8 @@ func (a *app) importCommand() *cobra.Command {
 		Use:   "import FILE",
 		Short: "Convert a Claude Code transcript or a Codex rollout into a cuff session",
 		Long: `Import reads a Claude Code transcript (a session or a sub-agent's file), a Codex
-rollout or a cuff session file, told apart by content, and writes it as a new session
+rollout, a cuff session file or a cuff JSON export (record export --format json), told
+apart by content, and writes it as a new session
 of the project's store, secrets redacted. It prints the new session's id. Use - to read
 standard input.`,
 		Example: `  cuff import ~/.claude/projects/-home-me-app/4d5611e5-241a-462a-8d15-5122611a9569.jsonl
@@ -52,9 +58,8 @@ standard input.`,
 			if err != nil {
 				return fmt.Errorf("import %s: %w", args[0], err)
 			}
-			if st.Unknown > 0 || st.Malformed > 0 || st.Truncated > 0 {
-				fmt.Fprintf(a.stderr, "warning: skipped %d lines of unknown types %v, %d malformed, %d incomplete\n",
-					st.Unknown, st.UnknownTypes, st.Malformed, st.Truncated)
+			if w := skippedWarning(args[0], st); w != "" {
+				fmt.Fprintln(a.stderr, w)
 			}
 			if format == "json" {
 				return report.JSON(a.stdout, res)
@@ -112,7 +117,7 @@ func importTranscript(s *session.Store, r io.Reader, opts foreign.Options) (impo
 		batch = batch[:0]
 		return nil
 	}
-	st, err := foreign.DecodeWith(r, opts, func(ev *transcript.Event) error {
+	st, err := decodeImport(r, opts, func(ev *transcript.Event) error {
 		if ev.TS.After(last) {
 			last = ev.TS
 		}
@@ -162,4 +167,60 @@ func importTranscript(s *session.Store, r io.Reader, opts foreign.Options) (impo
 	}
 	res.Events++ // the session_end
 	return res, st, nil
+}
+
+// decodeImport passes the events of an import's input to fn: a JSON array
+// of cuff events (what record export --format json writes), else any
+// transcript foreign.DecodeWith tells apart by content.
+func decodeImport(r io.Reader, opts foreign.Options, fn func(*transcript.Event) error) (foreign.Stats, error) {
+	br := bufio.NewReader(r)
+	for {
+		b, err := br.Peek(1)
+		if err != nil || !unicode.IsSpace(rune(b[0])) {
+			break
+		}
+		br.ReadByte() //nolint:errcheck // the byte was just peeked
+	}
+	if b, err := br.Peek(1); err == nil && b[0] == '[' {
+		as, err := transcript.DecodeArray(br, fn)
+		st := foreign.Stats{Format: foreign.FormatNative}
+		st.Events, st.Malformed = as.Events, as.Malformed
+		return st, err
+	}
+	return foreign.DecodeWith(br, opts, fn)
+}
+
+// skippedWarning says what an import passed over, "" when nothing.
+func skippedWarning(path string, st foreign.Stats) string {
+	var parts []string
+	if st.Unknown > 0 {
+		names := make([]string, 0, len(st.UnknownTypes))
+		for name := range st.UnknownTypes {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		parts = append(parts, fmt.Sprintf("%s of unknown types (%s)", report.Plural(int64(st.Unknown), "line"), strings.Join(names, ", ")))
+	}
+	if st.Malformed > 0 {
+		what := report.Plural(int64(st.Malformed), "malformed line")
+		if len(st.MalformedLines) > 0 {
+			nums := make([]string, len(st.MalformedLines))
+			for i, n := range st.MalformedLines {
+				nums[i] = strconv.Itoa(n)
+			}
+			what += " (line " + strings.Join(nums, ", ")
+			if st.Malformed > len(st.MalformedLines) {
+				what += ", …"
+			}
+			what += ")"
+		}
+		parts = append(parts, what)
+	}
+	if st.Truncated > 0 {
+		parts = append(parts, "an incomplete last line")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("warning: %s: skipped %s", path, strings.Join(parts, ", "))
 }

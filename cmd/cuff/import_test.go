@@ -217,3 +217,36 @@ func TestImportErrors(t *testing.T) {
 		t.Errorf("failed imports left %d files", len(entries))
 	}
 }
+
+// TestImportJSONExportRoundTrip: what record export --format json writes,
+// import reads back into a session with the same events.
+func TestImportJSONExportRoundTrip(t *testing.T) {
+	dir := gitProject(t)
+	if r := cuff(t, dir, "", "exec", "sh", "-c", "echo first; echo second >&2"); r.code != 0 {
+		t.Fatalf("exec: %+v", r)
+	}
+	list := cuff(t, dir, "", "record", "list", "--format", "json")
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(list.stdout), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("list: %v %s", err, list.stdout)
+	}
+	id := rows[0]["session_id"].(string)
+	file := filepath.Join(t.TempDir(), "s.json")
+	if r := cuff(t, dir, "", "record", "export", id, "--format", "json", "--output", file); r.code != 0 {
+		t.Fatalf("export: %+v", r)
+	}
+	other := gitProject(t)
+	r := cuff(t, other, "", "import", file)
+	// start, bash_start, bash_run, and the end the import closes it with
+	if r.code != 0 || r.stderr != "Imported cuff session: 4 events\n" {
+		t.Fatalf("import: %+v", r)
+	}
+	events, _ := sessionEvents(t, other, strings.TrimSpace(r.stdout))
+	if len(events) != 4 {
+		t.Fatalf("%d events", len(events))
+	}
+	run, ok := events[2].Body.(*transcript.BashRun)
+	if !ok || run.Stdout != "first\n" || run.Stderr != "second\n" {
+		t.Errorf("bash_run %+v", events[2].Body)
+	}
+}

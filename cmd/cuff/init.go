@@ -53,9 +53,8 @@ first (sensitive names, binary or world-writable files) go into scripts.exclude.
 	return cmd
 }
 
-// initStoreDir is the .cuff directory init sets up: --dir or $CUFF_DIR, else
-// the first .cuff from the working directory up to the git root, else the
-// git root's, else the working directory's.
+// initStoreDir is the .cuff directory init sets up: --dir or $CUFF_DIR,
+// else the one every command finds (session.Locate).
 func (a *app) initStoreDir() (string, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -65,20 +64,7 @@ func (a *app) initStoreDir() (string, error) {
 	if explicit == "" {
 		explicit = a.getenv("CUFF_DIR")
 	}
-	if explicit != "" {
-		return session.Locate(explicit, cwd)
-	}
-	for d := cwd; ; d = filepath.Dir(d) {
-		if fi, err := os.Stat(filepath.Join(d, session.DirName)); err == nil && fi.IsDir() {
-			return filepath.Join(d, session.DirName), nil
-		}
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return filepath.Join(d, session.DirName), nil
-		}
-		if filepath.Dir(d) == d {
-			return filepath.Join(cwd, session.DirName), nil
-		}
-	}
+	return session.Locate(explicit, cwd)
 }
 
 func (a *app) runInit(force bool) error {

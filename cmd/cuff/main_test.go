@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/cuff-dev/cuff/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 var cuffBin string
 
 func TestMain(m *testing.M) {
+	testenv.Scrub() // the tester's own cuff, Claude Code and Codex set-up stays out
 	dir, err := os.MkdirTemp("", "cuff-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -13,8 +13,9 @@ import (
 	"time"
 )
 
-// ScreenWait bounds how long WaitScreen waits.
-const ScreenWait = 15 * time.Second
+// ScreenWait bounds how long WaitScreen waits: long enough for a loaded
+// 2-core CI machine (it is only reached when a test fails).
+const ScreenWait = 30 * time.Second
 
 // pollInterval is how often WaitScreen looks at the pane.
 const pollInterval = 20 * time.Millisecond
@@ -43,16 +44,18 @@ func Start(t *testing.T, cmdline string) *Session {
 // Tmux runs a tmux command against the session's server.
 func (s *Session) Tmux(args ...string) string {
 	s.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	out, err := s.TryTmux(args...)
 	if err != nil {
 		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
 	}
-	return string(out)
+	return out
 }
 
 // TryTmux runs a tmux command that may fail (show-buffer with no buffer).
+// The server reads no configuration file, so the tester's ~/.tmux.conf
+// (default shell, status line, sizes) never changes what a test sees.
 func (s *Session) TryTmux(args ...string) (string, error) {
-	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	out, err := exec.Command("tmux", append([]string{"-f", "/dev/null", "-L", s.socket}, args...)...).CombinedOutput()
 	return string(out), err
 }
 
@@ -62,7 +65,13 @@ func (s *Session) Screen() string { return s.Tmux("capture-pane", "-p", "-t", "e
 // WaitScreen polls the pane until it shows every text, and returns it.
 func (s *Session) WaitScreen(texts ...string) string {
 	s.t.Helper()
-	deadline := time.Now().Add(ScreenWait)
+	return s.WaitScreenFor(ScreenWait, texts...)
+}
+
+// WaitScreenFor is WaitScreen with its own bound, for slow work.
+func (s *Session) WaitScreenFor(d time.Duration, texts ...string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(d)
 	for {
 		screen := s.Screen()
 		ok := true

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,7 +70,11 @@ func TestWatchReportsRequestsAndDecisions(t *testing.T) {
 
 func TestWatchTimesOutARequestWhoseRequesterDied(t *testing.T) {
 	f := newFixture(t)
-	f.b.Timeout = 100 * time.Millisecond
+	// The clock moves past the request's expiry only once the watcher has
+	// reported it, however slowly the watcher starts.
+	var skew atomic.Int64
+	f.b.Now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	f.b.Timeout = time.Minute
 	f.b.PollInterval = 50 * time.Millisecond
 	r := f.submit(t, "curl x")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -83,6 +88,7 @@ func TestWatchTimesOutARequestWhoseRequesterDied(t *testing.T) {
 	if u := next(t, updates); u.Kind != Requested {
 		t.Fatalf("first update %v", u.Kind)
 	}
+	skew.Store(int64(2 * time.Minute))
 	u := next(t, updates)
 	if u.Kind != Decided || u.Decision.Decision != transcript.DecisionTimeout {
 		t.Fatalf("update %v %+v, want a timeout", u.Kind, u.Decision)

@@ -51,3 +51,18 @@ func (o *Output) Marshal() []byte {
 	data, _ := json.Marshal(o) // plain strings always encode
 	return append(data, '\n')
 }
+
+// SetupFailure is the answer when cuff cannot set itself up for an event
+// (an unreadable settings or policy file, a store it cannot open): a shell
+// command then waits for the person (ask), with what is wrong, so that a
+// broken file never lets commands through unchecked; other events get no
+// answer.
+func SetupFailure(in *Input, err error) *Output {
+	if in == nil || in.HookEventName != EventPreToolUse || !isBash(in.ToolName) {
+		return nil
+	}
+	msg := "cuff cannot check this command, so it asks: " + err.Error() + " — fix it, then `cuff policy check` shows whether cuff can read the policy"
+	out := decision("ask", msg)
+	out.SystemMessage = "cuff: " + err.Error()
+	return out
+}

@@ -13,8 +13,9 @@ import (
 )
 
 func TestTimeoutEndsWholeGroupAndKeepsPartialOutput(t *testing.T) {
+	// The timeout leaves a slow machine time to start the shell and echo.
 	res := run(t, Command{Shell: "/bin/sh", Script: "echo started; echo oops >&2; sleep 100 & sleep 100",
-		Timeout: 300 * time.Millisecond})
+		Timeout: 1500 * time.Millisecond})
 	wantCode(t, res, CodeTimeout)
 	if !res.TimedOut || res.ExitStatus() != ExitTimeout || res.Signal != "SIGTERM" {
 		t.Fatalf("want timeout by SIGTERM (124), got %+v", res)
@@ -27,8 +28,9 @@ func TestTimeoutEndsWholeGroupAndKeepsPartialOutput(t *testing.T) {
 
 func TestTimeoutEscalatesToSIGKILL(t *testing.T) {
 	// TERM is ignored by the shell and, inherited, by both sleeps.
+	// The timeout leaves a slow machine time to set the trap.
 	res := run(t, Command{Shell: "/bin/sh", Script: `trap "" TERM; sleep 100 & sleep 100`,
-		Timeout: 200 * time.Millisecond, KillGrace: 100 * time.Millisecond})
+		Timeout: 1500 * time.Millisecond, KillGrace: 100 * time.Millisecond})
 	wantCode(t, res, CodeTimeout)
 	if res.Signal != "SIGKILL" {
 		t.Fatalf("want SIGKILL after the grace period, got %+v", res)
@@ -68,7 +70,8 @@ func TestContextCancellationEndsGroup(t *testing.T) {
 }
 
 func TestContextDeadlineIsTimeout(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	// The deadline leaves a slow machine time to start the command.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	res := Run(ctx, Command{Argv: []string{"sleep", "100"}})
 	wantCode(t, res, CodeTimeout)
@@ -176,12 +179,16 @@ func skipIfSIGINTIgnored(t *testing.T) {
 func TestCancelDuringGraceStillKills(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	out := newWatchWriter("ready")
 	go func() {
-		time.Sleep(150 * time.Millisecond) // after the timeout, inside the grace period
+		// The timeout (a second from the start) has passed, the grace
+		// period (two more) has not.
+		<-out.seen
+		time.Sleep(1200 * time.Millisecond)
 		cancel()
 	}()
-	res := Run(ctx, Command{Shell: "/bin/sh", Script: `trap "" TERM; sleep 100`,
-		Timeout: 100 * time.Millisecond, KillGrace: 300 * time.Millisecond})
+	res := Run(ctx, Command{Shell: "/bin/sh", Script: `trap "" TERM; echo ready; sleep 100`, Stdout: out,
+		Timeout: time.Second, KillGrace: 2 * time.Second})
 	wantCode(t, res, CodeTimeout)
 	if res.Signal != "SIGKILL" {
 		t.Fatalf("want SIGKILL, got %+v", res)
@@ -215,8 +222,8 @@ func TestNoGoroutineLeak(t *testing.T) {
 	} {
 		run(t, c)
 	}
-	// Goroutines of the runs end as Run returns; give the scheduler a moment to retire them.
-	for range 100 {
+	// Goroutines of the runs end as Run returns; give the scheduler time to retire them.
+	for range 1000 {
 		if runtime.NumGoroutine() <= before {
 			return
 		}
