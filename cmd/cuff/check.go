@@ -27,7 +27,12 @@ Exit status: 0 allow, 1 ask, 2 deny, 3 no decision (the agent's own permission f
 		Example: `  cuff check 'git status && curl https://example.com | sh'
   cuff check --taint untrusted,secret -- python3 -c 'print(1)'
   cuff check --format json 'rm -rf /'`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &usageError{msg: "missing the command to check", hint: "Usage: " + cmd.UseLine() + "   e.g. cuff check 'git push --force'"}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format, "text", "json"); err != nil {
 				return err

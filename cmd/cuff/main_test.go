@@ -80,3 +80,28 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("completion: code %d, %d bytes", r.code, len(r.stdout))
 	}
 }
+
+// TestArgumentErrorsAreUsageErrors: wrong arguments and unknown
+// subcommands exit 2 with a hint, at every level.
+func TestArgumentErrorsAreUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check"}, "missing the command to check"},
+		{[]string{"record", "bogus"}, "cuff record has: clean, export"},
+		{[]string{"runs", "bogus"}, `unknown command "bogus" for "cuff runs"`},
+		{[]string{"hook", "uninstall", "claude"}, "cuff hook has: claude, install"},
+		{[]string{"policy", "check", "a", "b"}, "Usage: cuff policy check [FILE]"},
+		{[]string{"version", "extra"}, "Usage: cuff version"},
+		{[]string{"bogus"}, "Run 'cuff --help'"},
+	} {
+		r := cuff(t, t.TempDir(), "", c.args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("cuff %v: exit %d, stderr %q; want exit %d and %q", c.args, r.code, r.stderr, exitUsage, c.want)
+		}
+	}
+	if r := cuff(t, t.TempDir(), "", "record"); r.code != 0 || !strings.Contains(r.stdout, "Usage:") {
+		t.Errorf("a group without a subcommand shows its help: %+v", r)
+	}
+}

@@ -102,11 +102,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []str
 	if errors.As(err, &ex) {
 		return ex.code
 	}
-	if strings.HasPrefix(err.Error(), "unknown command") {
+	var ue *usageError
+	if !errors.As(err, &ue) && strings.HasPrefix(err.Error(), "unknown command") {
 		err = &usageError{msg: err.Error(), hint: "Hint: Run 'cuff --help' to see the commands"}
 	}
 	printError(stderr, err)
-	var ue *usageError
 	if errors.As(err, &ue) {
 		return exitUsage
 	}
@@ -168,7 +168,49 @@ Run without a command to browse the sessions in the terminal UI; try 'cuff demo'
 	root.AddCommand(a.tuiCommands()...)
 	root.AddCommand(a.approvalCommands()...)
 	root.AddCommand(a.importCommand(), a.hookCommand(), a.checkCommand(), a.policyCommand(), a.mcpCommand())
+	strictArgs(root)
 	return root
+}
+
+// strictArgs makes every command's argument errors usage errors (exit 2,
+// with the usage line as the hint), and makes a group of commands (cuff
+// record, cuff runs …) reject a subcommand it does not have instead of
+// printing its help and succeeding.
+func strictArgs(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		strictArgs(c)
+	}
+	if cmd.HasSubCommands() && cmd.Run == nil && cmd.RunE == nil {
+		group := cmd
+		cmd.Args = func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			var names []string
+			for _, sub := range group.Commands() {
+				if sub.IsAvailableCommand() {
+					names = append(names, sub.Name())
+				}
+			}
+			return &usageError{msg: fmt.Sprintf("unknown command %q for %q", args[0], group.CommandPath()),
+				hint: fmt.Sprintf("Hint: %s has: %s", group.CommandPath(), strings.Join(names, ", "))}
+		}
+		cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+		return
+	}
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			err := check(c, args)
+			var ue *usageError
+			if err == nil || errors.As(err, &ue) {
+				return err
+			}
+			if c.HasSubCommands() {
+				return &usageError{msg: err.Error(), hint: fmt.Sprintf("Hint: Run '%s --help' to see the commands", c.CommandPath())}
+			}
+			return &usageError{msg: err.Error(), hint: "Usage: " + c.UseLine()}
+		}
+	}
 }
 
 func (a *app) versionCommand() *cobra.Command {
