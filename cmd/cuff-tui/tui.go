@@ -252,7 +252,10 @@ func (a *app) runTUI(ctx context.Context, opts tui.Options, b *approval.Broker, 
 		a.store.Warn = func(msg string) { a.logger().Warn(msg) }
 		defer func() { a.store.Warn = warn }()
 	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+	// A closed pane (SIGHUP) or kill (SIGTERM) ends the TUI like q does, so
+	// that what it leaves behind (the demo's temporary store, its heartbeat)
+	// is cleaned up.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	progOpts := []tea.ProgramOption{tea.WithInput(in), tea.WithOutput(out), tea.WithEnvironment(a.environ)}
 	if a.noColor || a.getenv("NO_COLOR") != "" {

@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -167,4 +169,39 @@ func TestTUIFirstFrameBigSession(t *testing.T) {
 
 func e2eFile(dir string) string {
 	return filepath.Join(dir, "recordings", "sessions", e2eID+".jsonl")
+}
+
+// TestTUIDemoCleansUpOnHangup: closing the pane (SIGHUP) ends the demo as
+// q does, and its temporary store goes with it.
+func TestTUIDemoCleansUpOnHangup(t *testing.T) {
+	tmp := t.TempDir()
+	ts := tmuxtest.Start(t, fmt.Sprintf("%s TMPDIR=%s %s demo --speed 20", envLine(t), tmp, cuffBin))
+	ts.WaitScreen("Demo:")
+	if left, _ := filepath.Glob(filepath.Join(tmp, "cuff-demo-*")); len(left) != 1 {
+		t.Fatalf("the demo's store: %v", left)
+	}
+	shell := strings.TrimSpace(ts.Tmux("display", "-p", "-t", "e2e", "#{pane_pid}"))
+	children, err := os.ReadFile(fmt.Sprintf("/proc/%s/task/%s/children", shell, shell))
+	if err != nil {
+		t.Skipf("cannot find the TUI's process: %v", err)
+	}
+	fields := strings.Fields(string(children))
+	if len(fields) != 1 {
+		t.Fatalf("the pane's shell has children %q", children)
+	}
+	pid, _ := strconv.Atoi(fields[0])
+	if err := syscall.Kill(pid, syscall.SIGHUP); err != nil { // the TUI, which this test started
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		left, _ := filepath.Glob(filepath.Join(tmp, "cuff-demo-*"))
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the demo left %v behind after SIGHUP", left)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
