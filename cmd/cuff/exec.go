@@ -207,10 +207,27 @@ func (a *app) runExec(f *execFlags, args []string) error {
 	if f.verbose {
 		a.printOutcome(&res, code, sessionID, eventID)
 	}
+	if (code != 0 || f.verbose) && c.Env.Mode != runner.EnvReplace && len(res.EnvRemoved) > 0 {
+		// A command that needs a token fails mysteriously without it: say
+		// which variables it did not get, and why.
+		fmt.Fprintf(a.stderr, "cuff: note: not passed to the command: %s (execution.environment.exclude_patterns; list a name under execution.environment.include to pass it)\n",
+			namesList(res.EnvRemoved, maxNamesShown))
+	}
 	if code != 0 {
 		return &exitCodeError{code: code}
 	}
 	return nil
+}
+
+// maxNamesShown bounds the names a note lists.
+const maxNamesShown = 6
+
+// namesList joins names, at most max of them, saying how many more there are.
+func namesList(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
 
 // capturedEnv is the allowlisted part of the command's environment.
