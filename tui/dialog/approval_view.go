@@ -41,48 +41,123 @@ func (a *Approval) View(width, height int) string {
 	tail := a.tailLines(w)
 	budget := height - dialogFrameHeight
 	if room := budget - len(head) - len(tail); a.req.Diff != "" && room > 2 {
-		head = append(head, a.diffLines(w, room)...)
+		head = append(head, rankedLines(rankDetail, a.diffLines(w, room))...)
 	}
 	if budget > 0 && len(head)+len(tail) > budget {
-		// Too small a screen: keep the choices, cut the details.
-		keep := max(budget-len(tail), min(2, len(head)))
-		head = head[:min(keep, len(head))]
+		// Too small a screen: the command and the keys come first, then
+		// the rest as it fits.
+		tail = a.compactTail(w)
+		head = fitRanked(head, max(budget-len(tail), 1))
 		if len(head)+len(tail) > budget {
 			tail = tail[:max(budget-len(head), 0)]
 		}
 	}
-	return a.st.Dialog.Width(w + dialogFrameWidth).Render(strings.Join(append(head, tail...), "\n"))
+	out := make([]string, 0, len(head)+len(tail))
+	for _, l := range head {
+		out = append(out, l.text)
+	}
+	return a.st.Dialog.Width(w + dialogFrameWidth).Render(strings.Join(append(out, tail...), "\n"))
 }
 
-// headLines are the details of the request, most important first.
-func (a *Approval) headLines(w int) []string {
+// How much a line of the prompt's details matters when the screen is too
+// small for all of them: lower ranks are kept first.
+const (
+	rankCommand = iota
+	rankTitle
+	rankCountdown
+	rankWhere
+	rankWho
+	rankDetail
+)
+
+// ranked is a line of the prompt's details and how much it matters.
+type ranked struct {
+	text string
+	rank int
+}
+
+func rankedLines(rank int, lines []string) []ranked {
+	out := make([]ranked, len(lines))
+	for i, l := range lines {
+		out[i] = ranked{l, rank}
+	}
+	return out
+}
+
+// fitRanked keeps at most n lines, the most important ones, in their
+// order; blank lines go first when something has to go.
+func fitRanked(lines []ranked, n int) []ranked {
+	if len(lines) <= n {
+		return lines
+	}
+	keep := make([]bool, len(lines))
+	left := n
+	for rank := rankCommand; rank <= rankDetail && left > 0; rank++ {
+		for i, l := range lines {
+			if left > 0 && l.rank == rank && strings.TrimSpace(l.text) != "" {
+				keep[i], left = true, left-1
+			}
+		}
+	}
+	out := make([]ranked, 0, n)
+	for i, l := range lines {
+		if keep[i] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// compactTail is the choices in as few lines as possible: the keys
+// without the buttons, or the reason input with its keys.
+func (a *Approval) compactTail(w int) []string {
+	st := a.st
+	if a.mode == modeReason {
+		in := a.reason
+		in.SetWidth(max(w-4, 1))
+		return []string{in.View(), st.Muted.Render(common.Truncate("enter denies · esc back", w))}
+	}
+	keys := "a once · s session · A always · d deny · esc later"
+	if w < lipgloss.Width(keys) {
+		keys = "a/s/A approve · d deny · esc later"
+	}
+	var out []string
+	for _, l := range common.Wrap(keys, w) {
+		out = append(out, st.Muted.Render(l))
+	}
+	return out
+}
+
+// headLines are the details of the request, ranked by how much they
+// matter on a small screen.
+func (a *Approval) headLines(w int) []ranked {
 	st, r := a.st, a.req
 	title := st.DialogTitle.Render("⚠ Approval requested")
 	if a.waiting > 0 {
 		title += st.Muted.Render(fmt.Sprintf(" · %d more waiting", a.waiting))
 	}
-	lines := []string{common.Truncate(title, w)}
+	lines := []ranked{{common.Truncate(title, w), rankTitle}}
 	if who := a.who(); who != "" {
 		for _, l := range common.Wrap(who, w) {
-			lines = append(lines, st.Muted.Render(l))
+			lines = append(lines, ranked{st.Muted.Render(l), rankWho})
 		}
 	}
 	what := "The agent wants to run:"
 	if r.Tool != "" && !strings.EqualFold(r.Tool, "bash") {
 		what = "The agent wants to use " + common.OneLine(common.Sanitize(r.Tool), 30) + ":"
 	}
-	lines = append(lines, "", st.Muted.Render(what))
-	lines = append(lines, a.commandLines(w)...)
+	lines = append(lines, ranked{"", rankDetail}, ranked{st.Muted.Render(what), rankDetail})
+	lines = append(lines, rankedLines(rankCommand, a.commandLines(w))...)
 	if r.WorkingDirectory != "" {
-		lines = append(lines, common.Truncate(st.Muted.Render("in ")+common.Sanitize(r.WorkingDirectory), w))
+		lines = append(lines, ranked{common.Truncate(st.Muted.Render("in ")+common.Sanitize(r.WorkingDirectory), w), rankWhere})
 	}
 	if left := a.countdown(); left != "" {
-		lines = append(lines, left)
+		lines = append(lines, ranked{left, rankCountdown})
 	}
 	why := a.whyLines(w)
 	if len(why) > 0 {
-		lines = append(lines, "")
-		lines = append(lines, why...)
+		lines = append(lines, ranked{"", rankDetail})
+		lines = append(lines, rankedLines(rankDetail, why)...)
 	}
 	return lines
 }
