@@ -228,7 +228,7 @@ func (f *follower) consume(data []byte) {
 		}
 		if f.detect {
 			f.detect = false
-			f.decoder = decoderFor(foreign.Detect(line), f.uuid)
+			f.decoder = fileDecoderFor(foreign.Detect(line), f.uuid, f.path)
 		}
 		if f.decoder != nil {
 			f.lineEnd = lineEnd

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -56,9 +58,24 @@ type FolderSource struct {
 }
 
 type cachedInfo struct {
-	Size  int64 `json:"size"`
-	MTime int64 `json:"mtime_ns"`
-	Info  Info  `json:"info"`
+	Size    int64 `json:"size"`
+	MTime   int64 `json:"mtime_ns"`
+	Version int   `json:"v,omitempty"`
+	Info    Info  `json:"info"`
+}
+
+// cacheVersion is how the cached counts were computed; entries of another
+// version are computed again. Version 1 counts Claude Code sub-agents'
+// own files with their parent.
+const cacheVersion = 1
+
+// fresh reports whether a cached entry still describes the file.
+func (c cachedInfo) fresh(fi os.FileInfo) bool {
+	return c.Version == cacheVersion && c.Size == fi.Size() && c.MTime == fi.ModTime().UnixNano()
+}
+
+func newCachedInfo(fi os.FileInfo, info Info) cachedInfo {
+	return cachedInfo{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Version: cacheVersion, Info: info}
 }
 
 // ClaudeSource is Claude Code's transcripts: <configDir>/projects/**/*.jsonl
@@ -143,12 +160,12 @@ func (f *FolderSource) List(ctx context.Context) ([]Info, error) {
 		}
 		seen[p] = true
 		c, ok := f.entries[p]
-		if !ok || c.Size != fi.Size() || c.MTime != fi.ModTime().UnixNano() {
+		if !ok || !c.fresh(fi) {
 			info, err := f.skim(p, fi)
 			if err != nil {
 				continue // unreadable: leave it out rather than fail the listing
 			}
-			c = cachedInfo{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Info: info}
+			c = newCachedInfo(fi, info)
 			f.entries[p] = c
 			f.dirty = true
 		}
@@ -193,7 +210,7 @@ func (f *FolderSource) Fill(ctx context.Context, infos []Info) error {
 			continue
 		}
 		f.mu.Lock()
-		f.entries[info.Path] = cachedInfo{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Info: info}
+		f.entries[info.Path] = newCachedInfo(fi, info)
 		f.dirty = true
 		f.mu.Unlock()
 		live, status := infos[i].Live, infos[i].Status
@@ -206,7 +223,11 @@ func (f *FolderSource) Fill(ctx context.Context, infos []Info) error {
 	return nil
 }
 
-// skim reads a file's head and tail.
+// skim reads a file's head and tail. A file that fits in the head is
+// decoded whole, once, for its name and exact counts; for a Claude Code
+// session that reads the files of its sub-agents, whose work the counts
+// include. A bigger file's head is decoded alone, for its name only: its
+// sub-agents' files are read by Fill, when it is counted.
 func (f *FolderSource) skim(path string, fi os.FileInfo) (Info, error) {
 	file, err := os.Open(path)
 	if err != nil {
@@ -224,22 +245,19 @@ func (f *FolderSource) skim(path string, fi os.FileInfo) (Info, error) {
 	if i := bytes.LastIndexByte(head, '\n'); i >= 0 && int64(n) < fi.Size() {
 		head = head[:i+1] // whole lines only
 	}
-	_, _ = foreign.DecodeWith(bytes.NewReader(head), foreign.Options{FallbackUUID: foreign.FallbackUUID(path)},
-		func(ev *transcript.Event) error {
-			if s, ok := ev.Body.(*transcript.SessionStart); ok {
-				info.Title, info.Agent, info.WorkingDirectory, info.Started = s.Title, s.Agent, s.WorkingDirectory, ev.TS
-				if ev.SessionID != "" {
-					info.ID = ev.SessionID
-				}
-				return errStop
-			}
-			return nil
-		})
 	if int64(n) >= fi.Size() && fi.Size() <= headBytes {
-		// the whole file was read: count it exactly now
+		// the whole file was read: name and count it exactly in one pass
 		if err := f.countBytes(head, path, &info); err == nil {
 			info.Updated = lastTime(head, info.Started)
 		}
+	} else {
+		_, _ = foreign.DecodeWith(bytes.NewReader(head), foreign.Options{FallbackUUID: foreign.FallbackUUID(path)},
+			func(ev *transcript.Event) error {
+				if startInfo(ev, &info) {
+					return errStop
+				}
+				return nil
+			})
 	}
 	if info.Updated.IsZero() {
 		tail := make([]byte, min(fi.Size(), tailBytes))
@@ -258,6 +276,20 @@ func (f *FolderSource) skim(path string, fi os.FileInfo) (Info, error) {
 }
 
 var errStop = errors.New("stop")
+
+// startInfo takes what a listing shows from a session_start; it reports
+// whether ev was one.
+func startInfo(ev *transcript.Event, info *Info) bool {
+	s, ok := ev.Body.(*transcript.SessionStart)
+	if !ok {
+		return false
+	}
+	info.Title, info.Agent, info.WorkingDirectory, info.Started = s.Title, s.Agent, s.WorkingDirectory, ev.TS
+	if ev.SessionID != "" {
+		info.ID = ev.SessionID
+	}
+	return true
+}
 
 // lastTime finds the newest "timestamp" among the complete lines of a tail.
 func lastTime(tail []byte, floor time.Time) time.Time {
@@ -288,13 +320,17 @@ func (f *FolderSource) count(path string, info *Info) error {
 	return f.countBytes(data, path, info)
 }
 
+// countBytes decodes a whole file's bytes to fill in exact counts, and
+// what its session_start says.
 func (f *FolderSource) countBytes(data []byte, path string, info *Info) error {
 	var m Meta
-	_, err := foreign.DecodeWith(bytes.NewReader(data), foreign.Options{FallbackUUID: foreign.FallbackUUID(path)},
-		func(ev *transcript.Event) error {
-			m.add(ev)
-			return nil
-		})
+	err := decodeTranscript(bytes.NewReader(data), int64(len(data)), path, func(ev *transcript.Event) error {
+		if m.EntryCount == 0 {
+			startInfo(ev, info)
+		}
+		m.add(ev)
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -347,13 +383,56 @@ func (f *FolderSource) Read(ctx context.Context, id string, fn func(*transcript.
 		return fmt.Errorf("open %s: %w", path, err)
 	}
 	defer file.Close()
-	_, err = foreign.DecodeWith(file, foreign.Options{FallbackUUID: foreign.FallbackUUID(path)}, func(ev *transcript.Event) error {
+	size := int64(-1)
+	if fi, err := file.Stat(); err == nil {
+		size = fi.Size()
+	}
+	return decodeTranscript(file, size, path, func(ev *transcript.Event) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		return fn(ev)
 	})
-	return err
+}
+
+// decodeTranscript decodes the transcript at path, read from r, whole: a
+// Claude Code session with the work of its sub-agents that wrote files of
+// their own nested in (see claude.Options.Path), any other format as
+// foreign.DecodeWith does. size, when known (else -1), sizes the buffers
+// for a small file.
+func decodeTranscript(r io.Reader, size int64, path string, fn func(*transcript.Event) error) error {
+	uuid := foreign.FallbackUUID(path)
+	peek := foreign.HeadSize
+	if size >= 0 && size < int64(peek) {
+		peek = int(size) + 1
+	}
+	br := bufio.NewReaderSize(r, peek)
+	head, err := br.Peek(peek)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if foreign.Detect(head) != foreign.FormatClaude {
+		_, err = foreign.DecodeWith(br, foreign.Options{FallbackUUID: uuid}, fn)
+		return err
+	}
+	d := claude.NewDecoder(claude.Options{FallbackUUID: uuid, Path: path})
+	lines := transcript.NewLineReader(br)
+	if size >= 0 {
+		lines = transcript.NewLineReaderSize(br, int(min(size, math.MaxInt32))+1)
+	}
+	for {
+		line, complete, err := lines.Next()
+		if errors.Is(err, io.EOF) || (err == nil && !complete) { // a torn last line is still being written
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("read %s line %d: %w", path, lines.Line()+1, err)
+		}
+		if err := d.Line(line, fn); err != nil {
+			return err
+		}
+	}
+	return d.Close(fn)
 }
 
 // Follow implements Source: the session's events, then each one the agent
@@ -369,7 +448,11 @@ func (f *FolderSource) Follow(ctx context.Context, id string, fn func(FollowItem
 // FollowFile follows any transcript file cuff understands — a cuff session,
 // a Claude Code transcript or a Codex rollout — told from its content. A
 // file that is empty or does not exist yet is waited for, and its format
-// told from its first line.
+// told from its first line. In a Claude Code session, the work of a
+// sub-agent that wrote its own file (and none in the session's) is read
+// from that file when its delegation ends: what is in the session when
+// following starts comes merged by time, as Read gives it; a delegation
+// that ends later brings its sub-agent's events just before its end.
 func FollowFile(ctx context.Context, path string, fn func(FollowItem)) error {
 	uuid := foreign.FallbackUUID(path)
 	opts := FollowOptions{Detect: true, FallbackUUID: uuid}
@@ -379,7 +462,7 @@ func FollowFile(ctx context.Context, path string, fn func(FollowItem)) error {
 		file.Close()
 		if n > 0 {
 			opts.Detect = false
-			opts.Decoder = decoderFor(foreign.Detect(head[:n]), uuid)
+			opts.Decoder = fileDecoderFor(foreign.Detect(head[:n]), uuid, path)
 		}
 	}
 	return Follow(ctx, path, opts, fn)
@@ -387,9 +470,15 @@ func FollowFile(ctx context.Context, path string, fn func(FollowItem)) error {
 
 // decoderFor is the line decoder of a foreign format; nil for cuff's own.
 func decoderFor(f foreign.Format, uuid string) LineDecoder {
+	return fileDecoderFor(f, uuid, "")
+}
+
+// fileDecoderFor is decoderFor for the transcript at path: a Claude Code
+// session's decoder reads its sub-agents' files beside it.
+func fileDecoderFor(f foreign.Format, uuid, path string) LineDecoder {
 	switch f {
 	case foreign.FormatClaude:
-		return claude.NewDecoder(claude.Options{FallbackUUID: uuid})
+		return claude.NewDecoder(claude.Options{FallbackUUID: uuid, Path: path})
 	case foreign.FormatCodex:
 		return codex.NewDecoder(codex.Options{FallbackUUID: uuid})
 	}

@@ -91,7 +91,7 @@ func (a *app) openImport(path string) (io.Reader, foreign.Options, func(), error
 		return nil, foreign.Options{}, nil, &usageError{msg: fmt.Sprintf("%s is a directory", path),
 			hint: "Hint: Give one transcript file (.jsonl)"}
 	}
-	return f, foreign.Options{FallbackUUID: foreign.FallbackUUID(path)}, func() { f.Close() }, nil
+	return f, foreign.Options{FallbackUUID: foreign.FallbackUUID(path), Path: path}, func() { f.Close() }, nil
 }
 
 // importTranscript decodes a transcript into a new session of the store:

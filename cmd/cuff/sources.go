@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -104,42 +105,48 @@ func hasSource(sources []*session.FolderSource, name string) bool {
 	return false
 }
 
-// resolveSession finds a session by id in any source: a (partial) native id,
-// or claude:<uuid> / codex:<uuid>. It returns what a listing shows of it and
-// a function that streams its events.
+// resolveSession finds a session by id in any source: any unique part of a
+// native id, or of a Claude Code or Codex session's (claude:<uuid>,
+// codex:<uuid>, with or without the prefix). It returns what a listing
+// shows of it and a function that streams its events.
 func (a *app) resolveSession(ctx context.Context, id string) (session.Info, func(func(*transcript.Event) error) error, error) {
 	s, err := a.openStore()
 	if err != nil {
 		return session.Info{}, nil, err
 	}
-	prefix, _, foreignID := strings.Cut(id, ":")
-	if !foreignID {
+	var nativeErr error // why id names none of cuff's own sessions
+	if !strings.Contains(id, ":") {
 		m, err := s.Find(id)
-		if err != nil {
+		if err == nil {
+			return s.InfoOf(m), func(fn func(*transcript.Event) error) error {
+				_, err := s.ReadEvents(m.SessionID, fn)
+				return err
+			}, nil
+		}
+		var nf *session.NotFoundError
+		var bad *session.InvalidIDError
+		if !errors.As(err, &nf) && !errors.As(err, &bad) || id == "" {
 			return session.Info{}, nil, err
 		}
-		return s.InfoOf(m), func(fn func(*transcript.Event) error) error {
-			_, err := s.ReadEvents(m.SessionID, fn)
-			return err
-		}, nil
+		nativeErr = err // not one of cuff's: perhaps a Claude Code or Codex session
 	}
-	for _, f := range a.foreignSources() {
-		if f.Name() != prefix {
-			continue
-		}
-		infos, err := f.List(ctx)
-		if err != nil {
-			return session.Info{}, nil, err
-		}
-		for i := range infos {
-			if infos[i].ID != id {
-				continue
-			}
-			_ = f.Fill(ctx, infos[i:i+1])
-			return infos[i], func(fn func(*transcript.Event) error) error { return f.Read(ctx, id, fn) }, nil
-		}
+	folders := a.foreignSources()
+	sources := make([]session.Source, len(folders))
+	for i, f := range folders {
+		sources[i] = f
 	}
-	return session.Info{}, nil, &session.NotFoundError{ID: id}
+	info, src, err := session.FindIn(ctx, sources, id)
+	var nf *session.ForeignNotFoundError
+	if errors.As(err, &nf) && nativeErr != nil {
+		return session.Info{}, nil, nativeErr // as the store says it: not found, or not an id at all
+	}
+	if err != nil {
+		return session.Info{}, nil, err
+	}
+	f := src.(*session.FolderSource)
+	filled := []session.Info{info}
+	_ = f.Fill(ctx, filled)
+	return filled[0], func(fn func(*transcript.Event) error) error { return f.Read(ctx, info.ID, fn) }, nil
 }
 
 // exportForeign exports one Claude Code or Codex session, decoded from its

@@ -108,3 +108,19 @@ func TestRecordListForeignSources(t *testing.T) {
 		t.Errorf("bad source: %+v", r)
 	}
 }
+
+// TestForeignSessionsByPartialID: any unique part of a Claude Code or Codex
+// session's id names it, with or without the source prefix.
+func TestForeignSessionsByPartialID(t *testing.T) {
+	_, run := withAgentFolders(t)
+	for _, id := range []string{"11111111", "claude:1111", "4333-8444"} {
+		r := run("record", "show", id)
+		if r.code != 0 || !strings.Contains(r.stdout, "claude:11111111-2222-4333-8444-555555555555") {
+			t.Errorf("record show %s: %+v", id, r)
+		}
+	}
+	r := run("record", "show", "codex:1111")
+	if r.code == 0 || !strings.Contains(r.stderr, "not found") {
+		t.Errorf("a part of a claude id under codex: %+v", r)
+	}
+}

@@ -5,9 +5,10 @@
 // by Claude's own tool_use id: a Bash call is a bash_start/bash_run pair, a
 // Task or Agent call a delegation start/end pair, any other tool a
 // tool_call/tool_result pair. A sub-agent's work (inline sidechains, the
-// agent_progress records of newer versions, or a sub-agent file read on its
-// own) carries the sub-agent's id as agent_id and the delegation's call id
-// as parent_call_id. Assistant records streamed one block per line are
+// agent_progress records of newer versions, the sub-agent's own file read
+// beside its parent when Options.Path is set, or a sub-agent file read on
+// its own) carries the sub-agent's id as agent_id and the delegation's call
+// id as parent_call_id. Assistant records streamed one block per line are
 // merged by message id, and each message's token usage is written once.
 package claude
 
@@ -42,6 +43,15 @@ type Options struct {
 	// FallbackUUID names the session when no record carries a sessionId,
 	// e.g. the file's base name. Default "unknown".
 	FallbackUUID string
+	// Path is the file the transcript is read from. When set, a delegation
+	// whose sub-agent left nothing in the transcript (no agent_progress, no
+	// sidechain records) gets the events of the sub-agent's own file
+	// (<session>/subagents/agent-<id>.jsonl beside it, or agent-<id>.jsonl
+	// as Claude Code 2.0 wrote it), merged in by time between the
+	// delegation's start and end. Events are then held back while a
+	// delegation is open, until it ends or Flush. A missing or unreadable
+	// sub-agent file is passed over. Empty: the transcript is read alone.
+	Path string
 }
 
 // Decoder turns transcript records into events, one line at a time, so
@@ -76,6 +86,10 @@ type Decoder struct {
 	tasks      []*task          // delegations started, to link inline sidechains
 	synthetic  []*link          // delegations opened for sub-agents without a parent
 	seenNested map[string]bool  // agent_progress records already decoded
+
+	files *agentFiles // sub-agents' own files, when Options.Path is set
+	fixed *link       // a sub-agent file read for its parent: every record is this agent's
+	outer *Decoder    // the parent decoder of a sub-agent file
 }
 
 // NewDecoder returns a decoder.
@@ -89,6 +103,9 @@ func NewDecoder(opts Options) *Decoder {
 		links:        map[string]*link{},
 		agents:       map[string]*link{},
 		seenNested:   map[string]bool{},
+	}
+	if opts.Path != "" {
+		d.files = newAgentFiles(opts.Path)
 	}
 	d.em = stream.NewEmitter(&d.stats)
 	d.em.Prepare = d.prepareStart
@@ -112,11 +129,13 @@ func (d *Decoder) Line(raw []byte, out stream.Emit) error {
 }
 
 // Flush passes on every event held back: the blocks of an assistant
-// message that may still be streaming, and the events waiting for the
-// session's title. A follower calls it when the file has been quiet.
+// message that may still be streaming, the events held while a delegation
+// is open, and the events waiting for the session's title. A follower
+// calls it when the file has been quiet.
 func (d *Decoder) Flush(out stream.Emit) error {
 	d.em.SetOutput(out)
 	d.flushMessage()
+	d.release()
 	d.em.Begin()
 	return d.em.Err()
 }
@@ -126,6 +145,7 @@ func (d *Decoder) Flush(out stream.Emit) error {
 func (d *Decoder) Close(out stream.Emit) error {
 	d.em.SetOutput(out)
 	d.flushMessage()
+	d.release()
 	for _, lk := range d.synthetic {
 		body := &transcript.Delegation{Phase: transcript.PhaseEnd, SubAgentID: lk.agentID, Result: lk.lastText}
 		d.push(d.event(d.lastTS, body, context{}, lk.callID))
@@ -220,6 +240,12 @@ type context struct {
 
 // event makes an event of body for the agent in ctx.
 func (d *Decoder) event(ts time.Time, body transcript.Body, ctx context, callID string) *transcript.Event {
+	if d.fixed != nil && ctx.agentID == "" {
+		ctx = d.fixed.context()
+	}
+	if d.files != nil {
+		d.files.noteNested(ctx)
+	}
 	ev := transcript.New("", ts, body)
 	if ctx.agentID != "" {
 		ev.AgentID = ctx.agentID
@@ -229,10 +255,11 @@ func (d *Decoder) event(ts time.Time, body transcript.Body, ctx context, callID 
 	return ev
 }
 
-// push passes an event on (or holds it until the session_start is out).
+// push passes an event on (or holds it until the session_start is out, or
+// while a delegation whose sub-agent may have a file of its own is open).
 func (d *Decoder) push(ev *transcript.Event) {
 	d.lineEvents++
-	d.em.Emit(ev)
+	d.emit(ev)
 }
 
 // timeOf is a record's time; records without one take the latest seen.

@@ -15,7 +15,10 @@ import (
 func FuzzClaude(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
 	more, _ := filepath.Glob(filepath.Join("testdata", "subagents", "*.jsonl"))
-	for _, name := range append(files, more...) {
+	nested, _ := filepath.Glob(filepath.Join(nestedFixture, "*", "subagents", "*.jsonl"))
+	top, _ := filepath.Glob(filepath.Join(nestedFixture, "*.jsonl"))
+	files = append(append(append(files, more...), nested...), top...)
+	for _, name := range files {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)
@@ -49,3 +52,63 @@ func FuzzClaude(f *testing.F) {
 		streamtest.Basics(t, events, "claude:")
 	})
 }
+
+// FuzzClaudeSubAgents feeds a parent transcript and a sub-agent file, both
+// arbitrary, read together as a session whose sub-agent wrote its own
+// file: no panic, no failure, every invocation once, and nothing of the
+// parent read alone lost.
+func FuzzClaudeSubAgents(f *testing.F) {
+	seed := func(progress bool) (parent, sub []byte) {
+		p, a, _ := parallelSession(progress)
+		for _, r := range p.recs {
+			if tur, ok := r["toolUseResult"].(map[string]any); ok && tur["agentId"] == "a1f00d1" {
+				tur["agentId"] = fuzzAgent
+			}
+		}
+		return p.bytes(), a.bytes()
+	}
+	for _, progress := range []bool{false, true} {
+		parent, sub := seed(progress)
+		f.Add(parent, sub)
+	}
+	f.Add(readFixture(f, "progress.jsonl"), readFixture(f, "subagents/agent-a7f3c21.jsonl"))
+	f.Add([]byte(`{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"Task","input":{"prompt":"p"}}]}}`+"\n"+
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t"}]},"toolUseResult":{"agentId":"`+fuzzAgent+`"}}`+"\n"),
+		[]byte(`{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"Task","input":{"prompt":"p"}}]}}`+"\n"))
+	f.Fuzz(func(t *testing.T, parent, sub []byte) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, testSession+".jsonl")
+		if err := os.WriteFile(path, parent, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{filepath.Join(dir, testSession, "subagents", "agent-"+fuzzAgent+".jsonl"),
+			filepath.Join(dir, "agent-"+fuzzAgent+".jsonl")} {
+			if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, sub, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		events := decodePath(t, path)
+		if len(events) == 0 {
+			t.Fatal("no events")
+		}
+		streamtest.Basics(t, events, "claude:")
+		with := map[string]bool{}
+		for _, ev := range events {
+			if streamtest.IsCallStart(ev) {
+				with[ev.CallID] = true
+			}
+		}
+		alone, _ := decodeAll(t, parent)
+		for _, ev := range alone {
+			if streamtest.IsCallStart(ev) && !with[ev.CallID] {
+				t.Errorf("call %s of the parent is lost when its sub-agent's file is read", ev.CallID)
+			}
+		}
+	})
+}
+
+// fuzzAgent is the sub-agent id FuzzClaudeSubAgents files its sub-agent under.
+const fuzzAgent = "afuzz01"

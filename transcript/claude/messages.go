@@ -93,7 +93,7 @@ func (d *Decoder) assistant(l *line, ctx context) {
 func (d *Decoder) addToMessage(ev *transcript.Event) {
 	d.lineEvents++
 	if d.msg == nil { // a block that ended the message it came in
-		d.em.Emit(ev)
+		d.emit(ev)
 		return
 	}
 	d.msg.events = append(d.msg.events, ev)
@@ -108,7 +108,7 @@ func (d *Decoder) flushMessage() {
 		return
 	}
 	d.msg = nil
-	if pm.usage != (transcript.Usage{}) && (pm.id == "" || !d.usageCounted[pm.id]) {
+	if pm.usage != (transcript.Usage{}) && (pm.id == "" || !d.seenUsage(pm.id)) {
 		if pm.id != "" {
 			d.usageCounted[pm.id] = true
 		}
@@ -124,11 +124,11 @@ func (d *Decoder) flushMessage() {
 		if !carried {
 			carrier := d.event(pm.ts, &transcript.ChatTurn{Role: transcript.RoleAssistant, Model: pm.model,
 				MessageID: pm.id, Usage: &u}, pm.ctx, "")
-			d.em.Emit(carrier)
+			d.emit(carrier)
 		}
 	}
 	for _, ev := range pm.events {
-		d.em.Emit(ev)
+		d.emit(ev)
 	}
 }
 

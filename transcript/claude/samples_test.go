@@ -61,6 +61,10 @@ func TestRealSamples(t *testing.T) {
 			}
 			t.Logf("lines %d, events %d (%s), skipped %d, unknown %d %v",
 				st.Lines, st.Events, streamtest.KindsString(events), st.Skipped, st.Unknown, st.UnknownTypes)
+			// read in place, where no sub-agent's file lies beside it: the same
+			if a, b := encodeAll(t, events), encodeAll(t, decodePath(t, f)); a != b {
+				t.Error("read with its path, the sample decodes differently")
+			}
 		})
 	}
 }

@@ -23,6 +23,9 @@ const shortIDLength = 8
 // resolve finds who a top-level record belongs to: the main agent, or the
 // sub-agent of a sidechain.
 func (d *Decoder) resolve(l *line) context {
+	if d.fixed != nil { // a sub-agent's file read for its parent
+		return d.fixed.context()
+	}
 	if !l.IsSidechain {
 		return context{}
 	}

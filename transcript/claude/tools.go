@@ -64,7 +64,7 @@ func (d *Decoder) toolUse(b *block, l *line, ts time.Time, ctx context, index in
 	if id == "" {
 		id = fmt.Sprintf("cuff_claude_%d_%d", d.stats.Lines, index)
 	}
-	if d.seenCalls[id] {
+	if d.seenCall(id) {
 		return nil
 	}
 	d.seenCalls[id] = true
@@ -85,8 +85,10 @@ func (d *Decoder) toolUse(b *block, l *line, ts time.Time, ctx context, index in
 		c.kind, c.agentType = kindDelegation, in.SubagentType
 		c.task = &task{callID: id, prompt: strings.TrimSpace(in.Prompt)}
 		d.tasks = append(d.tasks, c.task)
-		return []*transcript.Event{d.event(ts, &transcript.Delegation{Phase: transcript.PhaseStart,
-			AgentType: in.SubagentType, Task: what}, ctx, id)}
+		start := d.event(ts, &transcript.Delegation{Phase: transcript.PhaseStart,
+			AgentType: in.SubagentType, Task: what}, ctx, id)
+		d.openDelegation(id, start)
+		return []*transcript.Event{start}
 	}
 	input := b.Input
 	if len(input) == 0 || !json.Valid(input) {
@@ -112,7 +114,7 @@ func (d *Decoder) toolResult(b *block, tur *toolUseResult, ts time.Time, ctx con
 	if id == "" {
 		id = fmt.Sprintf("cuff_claude_result_%d", d.stats.Lines)
 	}
-	if d.seenResults[id] {
+	if d.seenResult(id) {
 		return
 	}
 	d.seenResults[id] = true
@@ -132,12 +134,13 @@ func (d *Decoder) toolResult(b *block, tur *toolUseResult, ts time.Time, ctx con
 		}
 		ok := !b.IsError
 		end := &transcript.Delegation{Phase: transcript.PhaseEnd, AgentType: c.agentType, Result: out, Success: &ok}
+		fileAgent := "" // the sub-agent whose own file may hold its work
 		if tur != nil && tur.AgentID != "" {
-			end.SubAgentID = tur.AgentID
+			end.SubAgentID, fileAgent = tur.AgentID, tur.AgentID
 		} else if c.task != nil {
 			end.SubAgentID = c.task.agentID
 		}
-		d.push(d.event(ts, end, ctx, id))
+		d.endDelegation(id, fileAgent, d.event(ts, end, ctx, id))
 	default:
 		d.push(d.event(ts, &transcript.ToolResult{Tool: c.name, Output: out, IsError: b.IsError,
 			DurationMS: stream.DurationMS(c.ts, ts)}, ctx, id))

@@ -27,6 +27,10 @@ type Options struct {
 	// FallbackUUID names a foreign session whose records carry no session
 	// id, e.g. the uuid in the file's name.
 	FallbackUUID string
+	// Path is the transcript's file, when it is one: a Claude Code
+	// session's sub-agents wrote files beside it, read in when the
+	// session is (see claude.Options.Path).
+	Path string
 }
 
 // UnknownFormatError is the error for input that is none of the formats.
@@ -68,7 +72,7 @@ func DecodeWith(r io.Reader, opts Options, fn func(*transcript.Event) error) (St
 	st := Stats{Format: Detect(head)}
 	switch st.Format {
 	case FormatClaude:
-		st.Stats, err = stream.Run(br, claude.NewDecoder(claude.Options{FallbackUUID: opts.FallbackUUID}), fn)
+		st.Stats, err = stream.Run(br, claude.NewDecoder(claude.Options{FallbackUUID: opts.FallbackUUID, Path: opts.Path}), fn)
 	case FormatCodex:
 		st.Stats, err = stream.Run(br, codex.NewDecoder(codex.Options{FallbackUUID: opts.FallbackUUID}), fn)
 	case FormatNative:
@@ -131,5 +135,5 @@ func DecodeFile(path string, fn func(*transcript.Event) error) (Stats, error) {
 		return Stats{}, err
 	}
 	defer f.Close()
-	return DecodeWith(f, Options{FallbackUUID: FallbackUUID(path)}, fn)
+	return DecodeWith(f, Options{FallbackUUID: FallbackUUID(path), Path: path}, fn)
 }
