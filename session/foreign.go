@@ -135,7 +135,7 @@ func (f *FolderSource) files(ctx context.Context) ([]string, error) {
 
 // idOf names a file's session: claude:<uuid> / codex:<uuid>.
 func (f *FolderSource) idOf(path string) string {
-	return f.name + ":" + foreign.FallbackUUID(path)
+	return f.name + ":" + foreign.FallbackID(path)
 }
 
 // List implements Source: every session of the folder, newest first, with
@@ -251,7 +251,7 @@ func (f *FolderSource) skim(path string, fi os.FileInfo) (Info, error) {
 			info.Updated = lastTime(head, info.Started)
 		}
 	} else {
-		_, _ = foreign.DecodeWith(bytes.NewReader(head), foreign.Options{FallbackUUID: foreign.FallbackUUID(path)},
+		_, _ = foreign.DecodeWith(bytes.NewReader(head), foreign.Options{FallbackUUID: foreign.FallbackID(path)},
 			func(ev *transcript.Event) error {
 				if startInfo(ev, &info) {
 					return errStop
@@ -401,7 +401,7 @@ func (f *FolderSource) Read(ctx context.Context, id string, fn func(*transcript.
 // foreign.DecodeWith does. size, when known (else -1), sizes the buffers
 // for a small file.
 func decodeTranscript(r io.Reader, size int64, path string, fn func(*transcript.Event) error) error {
-	uuid := foreign.FallbackUUID(path)
+	uuid := foreign.FallbackID(path)
 	peek := foreign.HeadSize
 	if size >= 0 && size < int64(peek) {
 		peek = int(size) + 1
@@ -454,7 +454,7 @@ func (f *FolderSource) Follow(ctx context.Context, id string, fn func(FollowItem
 // following starts comes merged by time, as Read gives it; a delegation
 // that ends later brings its sub-agent's events just before its end.
 func FollowFile(ctx context.Context, path string, fn func(FollowItem)) error {
-	uuid := foreign.FallbackUUID(path)
+	uuid := foreign.FallbackID(path)
 	opts := FollowOptions{Detect: true, FallbackUUID: uuid}
 	if file, err := os.Open(path); err == nil {
 		head := make([]byte, headBytes)

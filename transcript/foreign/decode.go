@@ -127,6 +127,23 @@ func FallbackUUID(path string) string {
 	return all[len(all)-1]
 }
 
+// FallbackID names the session of a transcript file whose records carry no
+// session id: the uuid its name carries, else its name without the
+// extension (letters, digits, '.', '_' and '-' only), else "".
+func FallbackID(path string) string {
+	if uuid := FallbackUUID(path); uuid != "" {
+		return uuid
+	}
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			return r
+		}
+		return -1
+	}, name)
+}
+
 // DecodeFile decodes the transcript at path, with the uuid of its name as
 // the fallback session id.
 func DecodeFile(path string, fn func(*transcript.Event) error) (Stats, error) {

@@ -239,3 +239,16 @@ func FuzzDetect(f *testing.F) {
 		}
 	})
 }
+
+func TestFallbackID(t *testing.T) {
+	for path, want := range map[string]string{
+		"/p/11111111-2222-4333-8444-555555555555.jsonl": "11111111-2222-4333-8444-555555555555",
+		"/p/corrupt.jsonl":      "corrupt",
+		"/p/my notes (1).jsonl": "mynotes1",
+		"/p/.jsonl":             "",
+	} {
+		if got := FallbackID(path); got != want {
+			t.Errorf("%s: %q, want %q", path, got, want)
+		}
+	}
+}
