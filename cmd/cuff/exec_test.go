@@ -300,3 +300,23 @@ func TestExecSaysWhichVariablesItWithheld(t *testing.T) {
 		t.Errorf("succeeding run: %+v", r)
 	}
 }
+
+// TestRunsShowIsInert: control characters and escape sequences a command
+// printed are shown as text, never sent to the terminal.
+func TestRunsShowIsInert(t *testing.T) {
+	dir := gitProject(t)
+	if r := cuff(t, dir, "", "exec", "printf", `evil\rgood\bX\033]0;owned\007Y\033[31mred\n`); r.code != 0 {
+		t.Fatalf("exec: %+v", r)
+	}
+	rows := runsJSON(t, dir)
+	if len(rows) != 1 {
+		t.Fatalf("runs %v", rows)
+	}
+	r := cuff(t, dir, "", "runs", "show", rows[0]["id"].(string))
+	if strings.ContainsAny(r.stdout, "\r\b\x07\x1b") {
+		t.Errorf("raw control characters reach the terminal: %q", r.stdout)
+	}
+	if !strings.Contains(r.stdout, `evil\x0dgood\x08X\x1b]0;owned\x07Y\x1b[31mred`) {
+		t.Errorf("the output is not shown as text: %q", r.stdout)
+	}
+}

@@ -235,11 +235,14 @@ func (a *app) printRun(r *session.Run, full, context bool) {
 	b := r.Body
 	w := a.stdout
 	fmt.Fprintf(w, "%s %s\n", st.Bold.Render("Run:"), r.Event.ID)
-	fmt.Fprintf(w, "Command: %s\n", b.Command)
+	// Everything recorded is shown inert: a control character or escape
+	// sequence in a command or its output is written as text, never sent
+	// to the terminal.
+	fmt.Fprintf(w, "Command: %s\n", transcript.Inert(b.Command))
 	if len(b.Argv) > 0 {
 		fmt.Fprintf(w, "Argv: %q\n", b.Argv)
 	}
-	fmt.Fprintf(w, "Working Directory: %s\n", b.WorkingDirectory)
+	fmt.Fprintf(w, "Working Directory: %s\n", transcript.Inert(b.WorkingDirectory))
 	start := r.Event.TS.Add(-time.Duration(b.DurationMS) * time.Millisecond)
 	if r.Start != nil {
 		start = r.Start.TS
@@ -255,7 +258,7 @@ func (a *app) printRun(r *session.Run, full, context bool) {
 	}
 	fmt.Fprintln(w)
 	if b.Error != nil {
-		fmt.Fprintf(w, "Error: %s %s\n", b.Error.Code, b.Error.Message)
+		fmt.Fprintf(w, "Error: %s %s\n", transcript.Inert(b.Error.Code), transcript.Inert(b.Error.Message))
 	}
 	if b.Usage != nil {
 		fmt.Fprintf(w, "Resources: max RSS %s, cpu %dms user, %dms sys\n", report.Bytes(b.Usage.MaxRSSKB*1024), b.Usage.UserMS, b.Usage.SysMS)
@@ -275,7 +278,7 @@ func (a *app) printRun(r *session.Run, full, context bool) {
 		if len(b.Environment) > 0 {
 			fmt.Fprintln(w, "  environment:")
 			for k, v := range b.Environment {
-				fmt.Fprintf(w, "    %s=%s\n", k, v)
+				fmt.Fprintf(w, "    %s=%s\n", transcript.Inert(k), transcript.Inert(v))
 			}
 		}
 	}
@@ -284,7 +287,7 @@ func (a *app) printRun(r *session.Run, full, context bool) {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s\n", st.Muted.Render("── "+out.name+" ──"))
-		lines := strings.Split(strings.TrimRight(out.text, "\n"), "\n")
+		lines := strings.Split(strings.TrimRight(transcript.Inert(out.text), "\n"), "\n")
 		if !full && len(lines) > shownOutputLines {
 			fmt.Fprintln(w, strings.Join(lines[:shownOutputLines], "\n"))
 			fmt.Fprintf(w, "%s\n", st.Muted.Render(fmt.Sprintf("… %d more lines (--full-output shows them)", len(lines)-shownOutputLines)))
