@@ -153,7 +153,7 @@ func (a *app) policyCommand() *cobra.Command {
 					return err
 				}
 			} else {
-				fmt.Fprintf(a.stdout, "%s: %d rules, %d problems\n", path, len(p.Rules), len(problems))
+				fmt.Fprintf(a.stdout, "%s: %s, %s\n", path, report.Plural(int64(len(p.Rules)), "rule"), report.Plural(int64(len(problems)), "problem"))
 				for _, pr := range problems {
 					fmt.Fprintf(a.stdout, "  %s\n", pr)
 				}

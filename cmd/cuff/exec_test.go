@@ -213,11 +213,11 @@ func TestRunsShowPruneStats(t *testing.T) {
 		t.Errorf("stats:\n%s", r.stdout)
 	}
 	r = cuff(t, dir, "", "runs", "prune", "--run-id", "old", "--dry-run")
-	if !strings.Contains(r.stdout, "would delete 1 runs") {
+	if !strings.Contains(r.stdout, "would delete 1 run ") {
 		t.Errorf("prune dry run: %+v", r)
 	}
 	r = cuff(t, dir, "", "runs", "prune", "--run-id", "old", "--force")
-	if !strings.Contains(r.stdout, "Deleted 1 runs") {
+	if !strings.Contains(r.stdout, "Deleted 1 run ") {
 		t.Errorf("prune: %+v", r)
 	}
 	rows = runsJSON(t, dir)

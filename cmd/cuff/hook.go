@@ -10,11 +10,13 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/cuff-dev/cuff/applog"
 	"github.com/cuff-dev/cuff/recorder/claudehook"
+	"github.com/cuff-dev/cuff/report"
 	"github.com/spf13/cobra"
 )
 
@@ -193,7 +195,7 @@ func (a *app) installClaudeHooks(user bool) error {
 		return nil
 	}
 	if len(res.Added) > 0 {
-		fmt.Fprintf(a.stdout, "Added cuff's hook to %d events in %s: %v\n", len(res.Added), path, res.Added)
+		fmt.Fprintf(a.stdout, "Added cuff's hook to %s in %s: %s\n", report.Plural(int64(len(res.Added)), "event"), path, strings.Join(res.Added, ", "))
 	}
 	if len(res.Updated) > 0 {
 		fmt.Fprintf(a.stdout, "Updated cuff's hook for %v in %s\n", res.Updated, path)

@@ -265,26 +265,26 @@ func (a *app) recordCleanCommand() *cobra.Command {
 				fmt.Fprintf(a.stdout, "Nothing to clean: no session is older than %s.\n", report.Age(age))
 				return nil
 			}
-			fmt.Fprintf(a.stdout, "%d sessions older than %s (%s):\n", len(plan.Sessions),
+			fmt.Fprintf(a.stdout, "%s older than %s (%s):\n", report.Plural(int64(len(plan.Sessions)), "session"),
 				plan.Cutoff.Local().Format(report.TimeLayout), report.Bytes(plan.Bytes))
 			for _, m := range plan.Sessions {
 				fmt.Fprintf(a.stdout, "  %s  %s  %s\n", m.SessionID, m.LastUpdated.Local().Format(report.TimeLayout),
 					report.Bytes(m.FileSizeBytes))
 			}
 			if plan.LiveKept > 0 {
-				fmt.Fprintf(a.stdout, "(%d live sessions are old enough but kept)\n", plan.LiveKept)
+				fmt.Fprintf(a.stdout, "(%s old enough but kept: live)\n", report.Plural(int64(plan.LiveKept), "session"))
 			}
 			if dryRun {
-				fmt.Fprintf(a.stdout, "Dry run: would delete %d sessions and free %s.\n", len(plan.Sessions), report.Bytes(plan.Bytes))
+				fmt.Fprintf(a.stdout, "Dry run: would delete %s and free %s.\n", report.Plural(int64(len(plan.Sessions)), "session"), report.Bytes(plan.Bytes))
 				return nil
 			}
-			if !force && !a.confirm(fmt.Sprintf("Delete %d sessions? [y/N] ", len(plan.Sessions))) {
+			if !force && !a.confirm(fmt.Sprintf("Delete %s? [y/N] ", report.Plural(int64(len(plan.Sessions)), "session"))) {
 				fmt.Fprintln(a.stdout, "Nothing deleted.")
 				return nil
 			}
 			n, freed, err := s.Clean(plan)
 			if n > 0 {
-				fmt.Fprintf(a.stdout, "Deleted %d sessions, freed %s.\n", n, report.Bytes(freed))
+				fmt.Fprintf(a.stdout, "Deleted %s, freed %s.\n", report.Plural(int64(n), "session"), report.Bytes(freed))
 			}
 			return err
 		},

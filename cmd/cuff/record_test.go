@@ -212,11 +212,11 @@ func TestRecordClean(t *testing.T) {
 	os.Chtimes(p, old, old)
 
 	r := cuff(t, dir, "", "record", "clean", "--dry-run")
-	if r.code != 0 || !strings.Contains(r.stdout, "Dry run: would delete 1 sessions") || !strings.Contains(r.stdout, ids[0]) {
+	if r.code != 0 || !strings.Contains(r.stdout, "Dry run: would delete 1 session ") || !strings.Contains(r.stdout, ids[0]) {
 		t.Fatalf("dry run: %+v", r)
 	}
 	r = cuff(t, dir, "n\n", "record", "clean")
-	if !strings.Contains(r.stdout, "Nothing deleted.") || !strings.Contains(r.stderr, "Delete 1 sessions? [y/N]") {
+	if !strings.Contains(r.stdout, "Nothing deleted.") || !strings.Contains(r.stderr, "Delete 1 session? [y/N]") {
 		t.Errorf("declined: %+v", r)
 	}
 	if _, err := os.Stat(p); err != nil {
@@ -227,7 +227,7 @@ func TestRecordClean(t *testing.T) {
 		t.Fatal("clean with no answer deleted the session")
 	}
 	r = cuff(t, dir, "", "record", "clean", "--force")
-	if !strings.Contains(r.stdout, "Deleted 1 sessions, freed") {
+	if !strings.Contains(r.stdout, "Deleted 1 session, freed") {
 		t.Errorf("force: %+v", r)
 	}
 	if _, err := os.Stat(p); !os.IsNotExist(err) {

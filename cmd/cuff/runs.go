@@ -333,12 +333,12 @@ func (a *app) runsPruneCommand() *cobra.Command {
 				fmt.Fprintln(a.stdout, "Nothing to prune.")
 				return nil
 			}
-			fmt.Fprintf(a.stdout, "%d runs in %d sessions (%s).\n", plan.Runs, plan.Sessions, report.Bytes(plan.Bytes))
+			fmt.Fprintf(a.stdout, "%s in %s (%s).\n", report.Plural(int64(plan.Runs), "run"), report.Plural(int64(plan.Sessions), "session"), report.Bytes(plan.Bytes))
 			if dryRun {
-				fmt.Fprintf(a.stdout, "Dry run: would delete %d runs and free %s.\n", plan.Runs, report.Bytes(plan.Bytes))
+				fmt.Fprintf(a.stdout, "Dry run: would delete %s and free %s.\n", report.Plural(int64(plan.Runs), "run"), report.Bytes(plan.Bytes))
 				return nil
 			}
-			if !force && !a.confirm(fmt.Sprintf("Delete %d runs? [y/N] ", plan.Runs)) {
+			if !force && !a.confirm(fmt.Sprintf("Delete %s? [y/N] ", report.Plural(int64(plan.Runs), "run"))) {
 				fmt.Fprintln(a.stdout, "Nothing deleted.")
 				return nil
 			}
@@ -346,7 +346,7 @@ func (a *app) runsPruneCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "Deleted %d runs from %d sessions, freed %s.\n", res.Runs, res.Sessions, report.Bytes(res.Bytes))
+			fmt.Fprintf(a.stdout, "Deleted %s from %s, freed %s.\n", report.Plural(int64(res.Runs), "run"), report.Plural(int64(res.Sessions), "session"), report.Bytes(res.Bytes))
 			return nil
 		},
 	}
