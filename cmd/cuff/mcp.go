@@ -13,7 +13,6 @@ import (
 	"github.com/cuff-dev/cuff/recorder/mcpserver"
 	"github.com/cuff-dev/cuff/recorder/runner"
 	"github.com/cuff-dev/cuff/settings"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
 
@@ -79,7 +78,9 @@ func (a *app) runMCP(sep string) error {
 	pipe := make(chan os.Signal, 1)
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
-	return srv.Run(ctx, &mcp.StdioTransport{})
+	// The process's own stdin and stdout: a.stdout rewrites escape codes,
+	// which the protocol must keep.
+	return srv.ServeStdio(ctx, os.Stdin, os.Stdout)
 }
 
 // openMCPProject opens the store in the .cuff directory dir the way every

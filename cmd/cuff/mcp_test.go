@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -544,6 +545,217 @@ func TestMCPSigtermFinalizesSession(t *testing.T) {
 		r.done <- err
 	case <-time.After(10 * time.Second):
 		t.Fatal("cuff mcp ignored SIGTERM")
+	}
+	if st := endOf(p.sessionEvents(t, p.onlySession(t))); st != transcript.StatusShutdown {
+		t.Errorf("session end status %q, want shutdown", st)
+	}
+}
+
+// reply reads messages until the next response, skipping what the server
+// sends of its own accord (notifications, requests).
+func (r *rawServer) reply(t *testing.T) map[string]any {
+	t.Helper()
+	for {
+		if m := r.read(t); m["method"] == nil {
+			return m
+		}
+	}
+}
+
+// errorCode is the code of an error response, 0 for any other message.
+func errorCode(m map[string]any) float64 {
+	e, _ := m["error"].(map[string]any)
+	code, _ := e["code"].(float64)
+	return code
+}
+
+// drain reads stdout to its end: the server's last messages.
+func (r *rawServer) drain(t *testing.T) []map[string]any {
+	t.Helper()
+	var msgs []map[string]any
+	for {
+		line, err := r.stdout.ReadString('\n')
+		if line != "" {
+			var m map[string]any
+			if json.Unmarshal([]byte(line), &m) != nil || m["jsonrpc"] != "2.0" {
+				t.Fatalf("stdout holds something other than the protocol: %q", line)
+			}
+			msgs = append(msgs, m)
+		}
+		if err != nil {
+			return msgs
+		}
+	}
+}
+
+// exited waits for the server to exit and checks that it exited cleanly.
+func (r *rawServer) exited(t *testing.T) {
+	t.Helper()
+	select {
+	case err := <-r.done:
+		if err != nil {
+			t.Errorf("exit: %v\n%s", err, r.stderr)
+		}
+		r.done <- err
+	case <-time.After(10 * time.Second):
+		t.Fatal("cuff mcp kept running after the end of its input")
+	}
+}
+
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+)
+
+// TestMCPMalformedLineThenEndOfInput is a client that sends a line that is
+// not JSON among its requests and closes its end at once: the line gets a
+// Parse error, and every request is still answered before cuff exits.
+func TestMCPMalformedLineThenEndOfInput(t *testing.T) {
+	p := newMCPProject(t, "", "")
+	r := p.startRaw(t)
+	r.send(t, rawInitialize)
+	r.send(t, "not json")
+	r.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	r.stdin.Close()
+	got := map[any]map[string]any{}
+	var parseErrors int
+	for _, m := range r.drain(t) {
+		switch {
+		case m["id"] == nil && errorCode(m) == codeParseError:
+			parseErrors++
+		case m["id"] != nil:
+			got[m["id"]] = m
+		}
+	}
+	if parseErrors != 1 {
+		t.Errorf("%d Parse error responses, want 1", parseErrors)
+	}
+	for _, id := range []float64{1, 2} {
+		if got[id] == nil || got[id]["result"] == nil {
+			t.Errorf("request %v: answer %v", id, got[id])
+		}
+	}
+	r.exited(t)
+}
+
+func TestMCPMalformedLinesAnswered(t *testing.T) {
+	p := newMCPProject(t, "", "")
+	r := p.startRaw(t)
+	r.send(t, rawInitialize)
+	r.readID(t, 1)
+	r.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i, c := range []struct {
+		line string
+		code float64 // 0: no answer
+		id   any
+	}{
+		{"not json", codeParseError, nil},
+		{"", 0, nil},
+		{"  \r", 0, nil},
+		{"[]", codeInvalidRequest, nil},
+		{"42", codeInvalidRequest, nil},
+		{`[{"jsonrpc":"2.0","id":90,"method":"ping"},{"jsonrpc":"2.0","id":91,"method":"ping"}]`, codeInvalidRequest, nil},
+		{"\xff\xfe{", codeParseError, nil},
+		{`{"jsonrpc":"2.0","id":92,"method":"ping"} {"jsonrpc":"2.0","id":93,"method":"ping"}`, codeParseError, nil},
+		{`{"jsonrpc":"1.0","id":"x","method":"ping"}`, codeInvalidRequest, "x"},
+		{`{}`, codeInvalidRequest, nil},
+	} {
+		r.send(t, c.line)
+		// A ping after each line: the line is answered first (or not at
+		// all), and the server is still there to answer the ping.
+		id := float64(100 + i)
+		r.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"method":"ping"}`, id))
+		m := r.reply(t)
+		if c.code != 0 {
+			if errorCode(m) != c.code || m["id"] != c.id {
+				t.Errorf("%q: answer %v, want error %v with id %v", c.line, m, c.code, c.id)
+			}
+			m = r.reply(t)
+		}
+		if m["id"] != id || m["result"] == nil {
+			t.Errorf("%q: then the ping got %v", c.line, m)
+		}
+	}
+	// Invalid UTF-8 inside a string is no reason to refuse a request.
+	r.send(t, "{\"jsonrpc\":\"2.0\",\"id\":200,\"method\":\"tools/call\",\"params\":{\"name\":\"bash_recorder.execute\",\"arguments\":{\"command\":\"echo \xff ok\"}}}")
+	if m := r.reply(t); m["id"] != float64(200) || m["result"] == nil {
+		t.Errorf("a call with invalid UTF-8: %v", m)
+	} else if data, _ := json.Marshal(m); !strings.Contains(string(data), "ok") {
+		t.Errorf("a call with invalid UTF-8: %s", data)
+	}
+	r.stdin.Close()
+	r.drain(t)
+	r.exited(t)
+}
+
+func TestMCPHugeLines(t *testing.T) {
+	p := newMCPProject(t, "", "")
+	r := p.startRaw(t)
+	r.send(t, rawInitialize)
+	r.readID(t, 1)
+	const tenMB = 10 << 20
+	pad := func(id int, n int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"_meta":{"pad":"%s"}}}`, id, strings.Repeat("x", n))
+	}
+	r.send(t, strings.Repeat("x", tenMB)) // 10 MB that is not JSON
+	if m := r.reply(t); errorCode(m) != codeParseError || m["id"] != nil {
+		t.Errorf("10 MB of garbage: %v", m)
+	}
+	r.send(t, pad(2, tenMB)) // a 10 MB request is a request
+	if m := r.reply(t); m["id"] != float64(2) || m["result"] == nil {
+		t.Errorf("a 10 MB request: %v", m)
+	}
+	r.send(t, pad(3, 17<<20)) // longer than any message may be
+	if m := r.reply(t); errorCode(m) != codeInvalidRequest || m["id"] != nil {
+		t.Errorf("a 17 MB request: %v", m)
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+	if m := r.reply(t); m["id"] != float64(4) || m["result"] == nil {
+		t.Errorf("the ping after them: %v", m)
+	}
+	r.stdin.Close()
+	r.drain(t)
+	r.exited(t)
+}
+
+// TestMCPEndOfInputMidLine: the input ends in the middle of a line while a
+// command runs. The command's process group is ended, its call answered,
+// the cut-off line answered with a Parse error, and the session finalized.
+func TestMCPEndOfInputMidLine(t *testing.T) {
+	p := newMCPProject(t, "", "")
+	r := p.startRaw(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	r.send(t, rawInitialize)
+	r.readID(t, 1)
+	r.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	call, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{
+		"name": "bash_recorder.execute", "arguments": map[string]any{"command": "echo $$ > " + pidFile + "; sleep 120 & sleep 120"}}})
+	r.send(t, string(call))
+	pgid := pidOf(t, pidFile)
+	if _, err := r.stdin.WriteString(`{"jsonrpc":"2.0","id":3,"method":"pi`); err != nil {
+		t.Fatal(err)
+	}
+	r.stdin.Close()
+	var answer map[string]any
+	var parseErrors int
+	for _, m := range r.drain(t) {
+		switch {
+		case m["id"] == float64(2):
+			answer = m
+		case m["id"] == nil && errorCode(m) == codeParseError:
+			parseErrors++
+		}
+	}
+	if data, _ := json.Marshal(answer); answer == nil || !strings.Contains(string(data), "interrupted") {
+		t.Errorf("the running call's answer: %s", data)
+	}
+	if parseErrors != 1 {
+		t.Errorf("%d Parse error responses to the cut-off line, want 1", parseErrors)
+	}
+	r.exited(t)
+	if err := syscall.Kill(-pgid, 0); !errors.Is(err, syscall.ESRCH) {
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		t.Fatalf("the command's process group %d is still there (%v)", pgid, err)
 	}
 	if st := endOf(p.sessionEvents(t, p.onlySession(t))); st != transcript.StatusShutdown {
 		t.Errorf("session end status %q, want shutdown", st)

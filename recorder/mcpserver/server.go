@@ -23,6 +23,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cuff-dev/cuff/recorder/runner"
@@ -266,7 +267,9 @@ func instructions(sep string) string {
 
 // clientGone reports errors that only say the client went away: closing
 // the connection, even in the middle of a request, is how clients leave.
+// Writing an answer to a client that closed its end fails with EPIPE (or
+// ECONNRESET when its stdio is a socket).
 func clientGone(err error) bool {
 	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) ||
-		errors.Is(err, os.ErrClosed)
+		errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
 }
