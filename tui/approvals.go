@@ -169,6 +169,8 @@ func elsewhereText(r Request, msg ApprovalMsg) string {
 		return "Request closed: " + what
 	case d.Decision == transcript.DecisionTimeout:
 		return "Request timed out (denied): " + what
+	case d.By == "agent":
+		return "The agent stopped waiting (withdrawn): " + what
 	}
 	verb := "denied"
 	if d.Decision == transcript.DecisionApprove {

@@ -354,3 +354,20 @@ func TestApprovalPopsOverAnyPage(t *testing.T) {
 		t.Errorf("dialogs %d, queue %d", fm.dialogs.Len(), fm.queue.len())
 	}
 }
+
+func TestElsewhereText(t *testing.T) {
+	r := Request{Command: "curl -s https://example.com"}
+	for _, c := range []struct {
+		msg  ApprovalMsg
+		want string
+	}{
+		{ApprovalMsg{Kind: ApprovalWithdrawn}, "Request withdrawn: curl"},
+		{ApprovalMsg{Decision: &transcript.ApprovalDecision{Decision: transcript.DecisionTimeout, By: "timeout"}}, "Request timed out (denied): curl"},
+		{ApprovalMsg{Decision: &transcript.ApprovalDecision{Decision: transcript.DecisionDeny, By: "agent"}}, "The agent stopped waiting (withdrawn): curl"},
+		{ApprovalMsg{Decision: &transcript.ApprovalDecision{Decision: transcript.DecisionApprove, By: "cli"}}, "Decided elsewhere (approved by cli): curl"},
+	} {
+		if got := elsewhereText(r, c.msg); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%+v: %q, want %q…", c.msg, got, c.want)
+		}
+	}
+}
