@@ -42,9 +42,11 @@ func (h *Help) HandleMsg(msg tea.Msg) Action {
 // View draws the keys in as many columns as fit the screen.
 func (h *Help) View(width, height int) string {
 	var bs []key.Binding
+	shown := map[string]bool{} // a key listed once, the first time
 	for _, g := range h.groups {
 		for _, b := range g {
-			if b.Enabled() && b.Help().Key != "" {
+			if k := b.Help().Key; b.Enabled() && k != "" && !shown[k] {
+				shown[k] = true
 				bs = append(bs, b)
 			}
 		}

@@ -188,8 +188,8 @@ func (k Viewer) ShortHelp() []key.Binding {
 func (k Viewer) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom},
-		{k.Toggle, k.ToggleAll, k.PrevPrompt, k.Follow, k.Answer, k.Back},
-		{k.Search, k.Next, k.Prev, k.Filter},
+		{k.Toggle, k.ToggleAll, k.PrevPrompt, k.Follow, k.Back},
+		{k.Search, k.Next, k.Filter}, // Next's help names N too; a is a global key
 		{k.FilterKind},
 	}
 }
