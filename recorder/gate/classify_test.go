@@ -35,7 +35,7 @@ func TestClassifyCases(t *testing.T) {
 		// Unknown: no decision in strict mode.
 		{"./gradlew run", VerdictNone},
 		{"go run .", VerdictNone},
-		{"git clean -fdx", VerdictNone},
+		{"git clean -f", VerdictNone},
 		{"ls | xargs rm", VerdictNone},
 		{"kill 1234", VerdictNone},
 		// Risky.
@@ -60,6 +60,7 @@ func TestClassifyCases(t *testing.T) {
 		{"if then fi", VerdictAsk},
 		{":(){ :|:& };:", VerdictAsk},
 		{"kill -9 -1", VerdictAsk},
+		{"git clean -fdx", VerdictAsk},
 		{"xargs sh <<< x", VerdictAsk},
 		{"timeout 5 LD_PRELOAD=/tmp/x.so ls", VerdictAsk},
 		{"env export LD_PRELOAD=/tmp/x.so", VerdictAsk},

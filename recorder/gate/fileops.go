@@ -32,9 +32,15 @@ func (c *call) rm() {
 			c.risky("destructive: " + c.name + " " + x.val + " deletes a whole tree")
 			return
 		}
-		if rel, ok := c.a.relPath(x); ok && rel == "." {
-			c.risky("destructive: " + c.name + " " + x.val + " deletes the whole workspace")
-			return
+		if rel, ok := c.a.relOf(x, true); ok {
+			if rel == "." || rel == "*" && x.glob {
+				c.risky("destructive: " + c.name + " " + x.val + " deletes the whole workspace")
+				return
+			}
+			if g := guardedIn(rel, x.glob); g != "" {
+				c.risky("destructive: " + c.name + " " + x.val + " deletes " + guardedPart(g, rel))
+				return
+			}
 		}
 		switch k := c.a.where(x); k {
 		case pathInside, pathTemp, pathHarmless:
@@ -100,10 +106,8 @@ func (c *call) fileTool() {
 			c.writes(n[len(n)-1], c.name+" writes to")
 		}
 	case "mv":
-		for i, x := range n {
-			if i < len(n)-1 || !ops.has("-t", "--target-directory") {
-				c.writes(x, "mv moves")
-			}
+		for _, x := range n { // the sources, and the destination unless -t names it
+			c.writes(x, "mv moves")
 		}
 	case "uniq", "xxd":
 		if len(n) > 1 {
@@ -134,6 +138,10 @@ func (c *call) fileTool() {
 		for _, x := range n {
 			c.writes(x, c.name+" writes")
 		}
+	}
+	switch c.name {
+	case "cp", "mv", "install", "ln":
+		c.copiesGuarded(ops)
 	}
 	c.local(c.name + " works on files inside the workspace")
 }
@@ -173,6 +181,10 @@ func (c *call) chmod() {
 	for _, x := range n {
 		if !c.a.where(x).writable() || isRootLike(x.val) {
 			c.risky("destructive: " + c.name + " changes " + x.val + ", outside the workspace")
+			return
+		}
+		if g, _ := c.a.guarded(x); g != "" {
+			c.risky("destructive: " + c.name + " changes permissions in " + guardedWhat(g))
 			return
 		}
 	}
@@ -223,4 +235,42 @@ func (c *call) tar() {
 		}
 	}
 	c.local("tar works on archives inside the workspace")
+}
+
+// copiesGuarded checks what cp, mv, install and ln do with guarded
+// directories beyond writing their destination: copying or moving a
+// directory named .git or .claude into a directory writes that directory's
+// namesake there, and a link to a guarded or protected directory gives it
+// a second name through which later commands could change it unseen.
+func (c *call) copiesGuarded(ops scanResult) {
+	n := ops.operands
+	target, hasTarget := ops.get("-t", "--target-directory")
+	srcs := n
+	switch {
+	case hasTarget && target.hasVal:
+	case len(n) > 1:
+		target, srcs = opt{val: n[len(n)-1], hasVal: true}, n[:len(n)-1]
+	default:
+		target = opt{}
+	}
+	links := c.name == "ln" || c.name == "cp" && ops.has("-s", "--symbolic-link", "-l", "--link")
+	for _, x := range srcs {
+		if links {
+			if what := c.a.linksGuarded(x); what != "" {
+				c.risky("indirection: " + c.name + " links to " + x.val + ", " + what + ": later commands could change it through the link unchecked")
+				return
+			}
+		}
+		if !target.hasVal || ops.has("-T", "--no-target-directory") {
+			continue
+		}
+		base := path.Base(x.val)
+		if x.dyn || guardedComp(base, x.glob, true) == "" {
+			continue
+		}
+		dest := target.val
+		dest.val = strings.TrimRight(dest.val, "/") + "/" + base
+		dest.glob = dest.glob || x.glob
+		c.writes(dest, c.name+" writes")
+	}
 }

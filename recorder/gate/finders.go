@@ -19,6 +19,11 @@ func findValuePrimary(p string) bool {
 }
 
 // find searches files; -exec and friends run commands, -delete removes.
+// Deleting is judged as rm -r of the starting points: fine inside the
+// workspace, but not of the workspace as a whole, a guarded directory or
+// anything outside. From the workspace root an action reaches .git, .cuff
+// and .claude too, unless a -name test before it rules their contents out;
+// the command an -exec runs then sees {} as a path in .git.
 func (c *call) find() {
 	args := c.args
 	i := 0
@@ -40,7 +45,14 @@ func (c *call) find() {
 		starts = []arg{{val: "."}}
 	}
 	c.local("find searches files")
-	deleting := false
+	var named []bool
+	for _, x := range args[min(i, len(args)):] {
+		if findAction(x.val) {
+			named = findNamed(args, i)
+			break
+		}
+	}
+	deleting, everything := false, false
 	for ; i < len(args); i++ {
 		x := args[i]
 		if x.lead {
@@ -56,14 +68,16 @@ func (c *call) find() {
 			if j == len(args) {
 				c.grey("find " + v + " has no terminating ; or +")
 			}
+			start := c.findReach(starts, !named[i])
 			inner := make([]arg, 0, j-i-1)
 			for _, y := range args[i+1 : j] {
-				inner = append(inner, placeholder(y, "{}", starts[0]))
+				inner = append(inner, placeholder(y, "{}", start))
 			}
 			c.wrap(codeNames(args[i+1:j], inner, "{}"), c.inner()) // children share find's input
 			i = j
 		case v == "-delete":
 			deleting = true
+			everything = everything || !named[i]
 		case v == "-fprint" || v == "-fprint0" || v == "-fls" || v == "-fprintf":
 			if i+1 < len(args) {
 				c.writes(args[i+1], "find "+v+" writes")
@@ -82,8 +96,42 @@ func (c *call) find() {
 				c.risky("destructive: find -delete removes files under " + s.val + ", outside the workspace")
 				return
 			}
+			if g, rel := c.a.guarded(s); g != "" {
+				c.risky("destructive: find " + s.val + " -delete deletes " + guardedPart(g, rel))
+				return
+			}
+			if rel, ok := c.a.relOf(s, true); ok && rel == "." && everything {
+				c.risky("destructive: find " + s.val + " -delete deletes the whole workspace, .git and .cuff included")
+				return
+			}
 		}
 	}
+}
+
+// findReach returns the starting point whose files an -exec command
+// should be checked with: one outside the workspace or in a guarded
+// directory if there is one, else, when the action may run on any file,
+// the .git of a start at the workspace root.
+func (c *call) findReach(starts []arg, anyName bool) arg {
+	for _, s := range starts {
+		if !c.a.where(s).writable() {
+			return s
+		}
+	}
+	for _, s := range starts {
+		if g, _ := c.a.guarded(s); g != "" {
+			return s
+		}
+	}
+	if anyName {
+		for _, s := range starts {
+			if rel, ok := c.a.relOf(s, true); ok && rel == "." {
+				c.local(c.name + " runs its command on every file under " + s.val + ", those in .git, .cuff and .claude included: {} is checked as a file in .git")
+				return arg{val: strings.TrimRight(s.val, "/") + "/.git", glob: s.glob}
+			}
+		}
+	}
+	return starts[0]
 }
 
 // placeholder replaces a file-name placeholder in a word run by find, fd or
@@ -97,12 +145,17 @@ func placeholder(x arg, ph string, start arg) arg {
 	return x
 }
 
+// fdSpec describes fd's options that take a value.
+func fdSpec() optSpec {
+	return optSpec{short: "etEdjScoa", long: []string{"extension", "type", "exclude",
+		"max-depth", "min-depth", "exact-depth", "threads", "size", "changed-within", "changed-before",
+		"owner", "base-directory", "search-path", "max-results", "path-separator", "color", "ignore-file", "format", "and", "batch-size"}}
+}
+
 // fd searches files like find; -x and -X run commands.
 func (c *call) fd() {
 	c.local(c.name + " searches files")
-	ops := scan(c.args, optSpec{short: "etEdjScoa", long: []string{"extension", "type", "exclude",
-		"max-depth", "min-depth", "exact-depth", "threads", "size", "changed-within", "changed-before",
-		"owner", "base-directory", "search-path", "max-results", "path-separator", "color", "ignore-file", "format", "and", "batch-size"}})
+	ops := scan(c.args, fdSpec())
 	for i, x := range c.args {
 		if x.val != "-x" && x.val != "-X" && x.val != "--exec" && x.val != "--exec-batch" {
 			continue
@@ -111,16 +164,29 @@ func (c *call) fd() {
 		for j < len(c.args) && !(c.args[j].static() && c.args[j].val == ";") {
 			j++
 		}
-		start := arg{val: "."}
-		if len(ops.operands) > 1 {
-			start = ops.operands[1]
+		// The search paths come after the pattern; without -H (or -u) fd
+		// skips hidden files, .git, .cuff and .claude among them.
+		before := scan(c.args[:i], fdSpec())
+		starts := []arg{{val: "."}}
+		if len(before.operands) > 1 {
+			starts = before.operands[1:]
 		}
-		inner := make([]arg, 0, j-i-1)
+		if o, ok := before.get("--search-path", "--base-directory"); ok && o.hasVal {
+			starts = append(starts, o.val)
+		}
+		start := c.findReach(starts, ops.has("-H", "--hidden", "-u", "--unrestricted"))
+		inner := make([]arg, 0, j-i)
+		holder := false
 		for _, y := range c.args[i+1 : j] {
+			holder = holder || strings.Contains(y.val, "{")
 			for _, ph := range [...]string{"{//}", "{/.}", "{/}", "{.}", "{}"} {
 				y = placeholder(y, ph, start)
 			}
 			inner = append(inner, y)
+		}
+		if !holder && len(inner) > 0 {
+			// Without a placeholder fd adds the path at the end.
+			inner = append(inner, placeholder(arg{val: "{}"}, "{}", start))
 		}
 		c.wrap(codeNames(c.args[i+1:j], inner, "{"), c.inner())
 		return

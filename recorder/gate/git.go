@@ -210,6 +210,19 @@ func (c *call) gitSub(sub string, rest []arg) {
 				c.grey("git rebase -i opens an editor")
 			}
 		}
+	case "clean":
+		c.gitClean(rest)
+	case "rm", "mv", "checkout", "restore":
+		if c.gitTouchesGuarded(sub, rest) {
+			return
+		}
+	case "stash":
+		for _, x := range rest {
+			if x.val == "-a" || isLong(x.val, "all") {
+				c.risky("destructive: git stash --all stashes away ignored files too, .cuff's policy and recordings among them")
+				return
+			}
+		}
 	case "difftool":
 		for _, x := range rest {
 			if x.val == "--tool-help" {
@@ -372,4 +385,93 @@ func (c *call) gitConfigCmd(rest []arg) {
 		return
 	}
 	c.risky("indirection: git config changes settings that can make git run programs or reach the network")
+}
+
+// gitClean judges git clean by what it may delete: with -x or -X the
+// ignored files, .cuff among them (cuff init adds it to .gitignore), and
+// with -d untracked directories, which .claude, .codex and .cuff may be.
+// A clean of a part of the work tree that holds none of them stays a
+// matter for the policy.
+func (c *call) gitClean(rest []arg) {
+	ops := scan(rest, optSpec{short: "e", long: []string{"exclude"}})
+	if ops.has("-n", "--dry-run") {
+		return
+	}
+	ignored, dirs := ops.has("-x", "-X"), ops.has("-d")
+	targets := ops.operands
+	if len(targets) == 0 {
+		targets = []arg{{val: "."}}
+	}
+	for _, x := range targets {
+		x, magic := c.gitPathspec(x)
+		if g, rel := c.a.guarded(x); g != "" {
+			c.risky("destructive: git clean " + x.val + " deletes " + guardedPart(g, rel))
+			return
+		}
+		rel, ok := c.a.relOf(x, false)
+		if ok && rel != "." && !magic {
+			continue
+		}
+		switch {
+		case ignored:
+			c.risky("destructive: git clean -x deletes ignored files too, .cuff's policy and recordings among them")
+			return
+		case dirs:
+			c.risky("destructive: git clean -d deletes untracked directories, which .claude, .codex or .cuff may be")
+			return
+		}
+	}
+}
+
+// gitTouchesGuarded makes git rm, mv, checkout and restore of a path in a
+// guarded directory risky: the agent's settings and hooks or cuff's files
+// would be removed, moved or overwritten. It reports whether it did.
+func (c *call) gitTouchesGuarded(sub string, rest []arg) bool {
+	for _, x := range rest {
+		if sub == "rm" && isLong(x.val, "cached") ||
+			sub == "restore" && (x.val == "-S" || isLong(x.val, "staged")) && !hasWorktree(rest) {
+			return false // only the index changes
+		}
+	}
+	for _, x := range rest {
+		if x.mayOpt() {
+			continue
+		}
+		x, _ := c.gitPathspec(x)
+		if g, rel := c.a.guarded(x); g != "" {
+			c.risky("destructive: git " + sub + " " + x.val + " changes " + guardedPart(g, rel))
+			return true
+		}
+	}
+	return false
+}
+
+// hasWorktree reports git restore's --worktree (-W).
+func hasWorktree(rest []arg) bool {
+	for _, x := range rest {
+		if x.val == "-W" || isLong(x.val, "worktree") {
+			return true
+		}
+	}
+	return false
+}
+
+// gitPathspec turns a pathspec with magic (":/src", ":(top,glob)src",
+// ":!x") into the path it names from the top of the work tree, as a
+// pattern, and reports that it had magic, which can widen a pathspec to
+// the whole tree.
+func (c *call) gitPathspec(x arg) (arg, bool) {
+	rest, ok := strings.CutPrefix(x.val, ":")
+	if !ok {
+		return x, false
+	}
+	switch {
+	case strings.HasPrefix(rest, "("):
+		if _, after, found := strings.Cut(rest, ")"); found {
+			rest = after
+		}
+	default:
+		rest = strings.TrimLeft(rest, "/!^")
+	}
+	return arg{val: c.a.g.root + "/" + rest, dyn: x.dyn, glob: true}, true
 }

@@ -103,10 +103,8 @@ func (a *analysis) absKind(p string) pathKind {
 	if strings.HasPrefix(p, "/dev/") {
 		return pathDevice
 	}
-	for _, pr := range a.g.protected {
-		if p == pr || strings.HasPrefix(p, pr+"/") {
-			return pathOutside
-		}
+	if a.g.protectedDir(p) != "" {
+		return pathOutside
 	}
 	if root := a.g.root; strings.HasPrefix(p, root+"/") || p == root && root != "/" {
 		return pathInside
@@ -146,10 +144,25 @@ func (a *analysis) cwdText() string {
 	return a.cwd
 }
 
+// protectedDir returns the protected directory that the clean absolute
+// path p names or lies in, or "".
+func (g *Gate) protectedDir(p string) string {
+	for _, pr := range g.protected {
+		if p == pr || strings.HasPrefix(p, pr+"/") {
+			return pr
+		}
+	}
+	return ""
+}
+
 // relPath returns x's path relative to the workspace root when it is a
 // static path inside the workspace.
-func (a *analysis) relPath(x arg) (string, bool) {
-	if !x.static() || a.where(x) != pathInside {
+func (a *analysis) relPath(x arg) (string, bool) { return a.relOf(x, false) }
+
+// relOf is relPath; with glob, x may also be a pattern, and the result is
+// the pattern relative to the workspace root.
+func (a *analysis) relOf(x arg, glob bool) (string, bool) {
+	if x.dyn || x.proc || x.glob && !glob || a.where(x) != pathInside {
 		return "", false
 	}
 	p := x.val

@@ -533,8 +533,12 @@ func (a *analysis) redirects(e *Command, src string, st *syntax.Stmt) {
 // with the redirections rather than with the command's words.
 func (a *analysis) writeTarget(e *Command, x arg, what string, extra bool) {
 	var t Tier
-	var r string
-	if rel, ok := a.relPath(x); ok {
+	var r string // a concern found by the path inside the workspace
+	if rel, ok := a.relOf(x, true); ok && x.glob {
+		if g := guardedIn(rel, true); g != "" {
+			r = "destructive: " + what + " " + x.val + ", which may be " + guardedPart(g, rel)
+		}
+	} else if ok {
 		if controlFile(rel) {
 			r := "indirection: " + what + " " + x.val + ", a file that makes tools run commands or that holds permissions"
 			if extra {
@@ -545,18 +549,23 @@ func (a *analysis) writeTarget(e *Command, x arg, what string, extra bool) {
 			}
 			return
 		}
+		if g := guardedIn(rel, false); g != "" {
+			r = "destructive: " + what + " " + x.val + ", " + guardedPart(g, rel)
+		}
 		if a.wroteCode == "" && buildFile(rel, extra || !strings.HasPrefix(what, "sed")) {
 			a.wroteCode = x.val
 		}
 	}
-	switch a.where(x) {
-	case pathNetwork:
+	switch k := a.where(x); {
+	case r != "":
+		t = TierRisky
+	case k == pathNetwork:
 		t, r = TierRisky, "network: "+what+" "+x.val
-	case pathDevice:
+	case k == pathDevice:
 		t, r = TierRisky, "destructive: "+what+" the device "+x.val
-	case pathOutside:
+	case k == pathOutside:
 		t, r = TierRisky, "destructive: "+what+" "+x.val+", outside the workspace"
-	case pathUnknown:
+	case k == pathUnknown:
 		t, r = TierRisky, "destructive: "+what+" "+x.val+", a file only known at run time"
 	default:
 		return
