@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cuff-dev/cuff/recorder/gate"
 	"go.yaml.in/yaml/v3"
@@ -130,6 +131,14 @@ func buildPlan(r *Request, by string, now time.Time) (*alwaysPlan, error) {
 		text := strings.Join(c.Argv, " ")
 		if strings.ContainsAny(text, "*?[") {
 			return nil, scopeErr(fmt.Sprintf("%q contains *, ? or [, which a policy rule reads as a pattern", text))
+		}
+		for _, word := range c.Argv {
+			// A rule is matched word by word as written: a word with a
+			// space in it would match other commands too (curl -d "a b" and
+			// curl -d a b read the same), so no rule is exact for it.
+			if word == "" || strings.ContainsFunc(word, unicode.IsSpace) {
+				return nil, scopeErr(fmt.Sprintf("the word %q of %q cannot be told apart in a rule; approve it once or for this session instead", word, text))
+			}
 		}
 		if !seen[text] {
 			seen[text] = true

@@ -270,3 +270,20 @@ func TestCleanRemovesExpiredRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestAlwaysRefusesWordsARuleCannotTellApart: a rule is matched word by
+// word, so a word holding a space (or an empty one) would let other
+// commands through; "always" is refused for it.
+func TestAlwaysRefusesWordsARuleCannotTellApart(t *testing.T) {
+	f := newFixture(t)
+	for _, command := range []string{`curl -d "a: b # c" https://x.example/`, `curl -H '' https://x.example/`} {
+		r := f.submit(t, command)
+		var se *ScopeError
+		if _, err := f.b.Decide(r.ID, Approve(transcript.ScopeAlways, ByCLI)); !errors.As(err, &se) || !strings.Contains(err.Error(), "once or for this session") {
+			t.Errorf("%q: %v, want a refusal", command, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.store.Dir, PolicyFile)); !os.IsNotExist(err) {
+		t.Errorf("policy written by refused approvals: %v", err)
+	}
+}
