@@ -320,3 +320,27 @@ func TestClaudeHookFailsClosedOnBrokenFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestClaudeHookJoiningMidSessionSkipsHistory: the first event cuff sees
+// of a conversation already under way (no SessionStart) does not replay the
+// transcript's history; what follows is recorded.
+func TestClaudeHookJoiningMidSessionSkipsHistory(t *testing.T) {
+	e := newHookEnv(t)
+	e.assistant("msg_old", "history from before cuff was installed")
+	e.send("PreToolUse", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_1",
+		"tool_input": map[string]any{"command": "git status"}})
+	e.send("PostToolUse", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_1",
+		"tool_input": map[string]any{"command": "git status"}, "tool_response": map[string]any{"stdout": "clean", "stderr": ""}})
+	e.assistant("msg_new", "now recorded")
+	e.send("PreToolUse", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_2",
+		"tool_input": map[string]any{"command": "ls"}})
+	var texts []string
+	for _, ev := range e.events() {
+		if ev["type"] == "chat_turn" {
+			texts = append(texts, fmt.Sprint(ev["text"]))
+		}
+	}
+	if len(texts) != 1 || texts[0] != "now recorded" {
+		t.Errorf("chat turns %q, want only the text written after cuff joined", texts)
+	}
+}

@@ -163,6 +163,14 @@ func (c *call) append(st *state, events ...*transcript.Event) error {
 // flushText records the assistant text written to the transcript since the
 // last look, so that turns come before the tools they led to.
 func (c *call) flushText(st *state) error {
+	if st.Session == "" && st.Offset == 0 {
+		// The first event cuff sees of a conversation already under way
+		// (the hook was installed mid-session, or SessionStart was missed):
+		// its history is not replayed, as on resume; it stays readable as
+		// the claude:<uuid> session.
+		st.Offset = transcriptSize(c.in.TranscriptPath)
+		return nil
+	}
 	turns, offset, err := assistantTurns(c.in.TranscriptPath, st.Offset)
 	if err != nil {
 		return nil // the transcript lags or is gone: text is best effort
