@@ -44,7 +44,12 @@ const titleMinWidth = 12
 
 func allColumns() []column {
 	return []column{
-		{title: "ID", width: 29, prio: 0, cell: func(_ *columns, i session.Info) string { return i.ID }},
+		{title: "ID", width: shortIDWidth, prio: 0, cell: func(c *columns, i session.Info) string {
+			if c.width >= fullIDMinWidth {
+				return i.ID
+			}
+			return shortID(i.ID)
+		}},
 		{title: "STARTED", width: 11, prio: 1, cell: func(c *columns, i session.Info) string { return c.started(i.Started) }},
 		{title: "SOURCE", width: 6, prio: 8, cell: func(_ *columns, i session.Info) string { return source(i) }},
 		{title: "AGENT", width: 12, prio: 7, cell: func(_ *columns, i session.Info) string { return i.Agent }},
@@ -92,20 +97,60 @@ func (c *columns) started(t time.Time) string {
 	return lt.Format("01-02 15:04")
 }
 
+// The ID column: a short id (enough to be unique, and to name the session
+// in cuff watch) unless the screen is wide enough for whole ids.
+const (
+	shortIDWidth   = 15
+	fullIDWidth    = 43 // claude:<uuid>
+	fullIDMinWidth = 170
+)
+
+// shortID is the part of an id that tells a session apart at a glance:
+// a cuff id's time and hash (143052_a7b3c9d2), a foreign id's source and
+// first uuid group (claude:fe5e1c67). Both name the session on the
+// command line, as any unique part of an id does.
+func shortID(id string) string {
+	if src, uuid, ok := strings.Cut(id, ":"); ok {
+		first, _, _ := strings.Cut(uuid, "-")
+		return src + ":" + first
+	}
+	if len(id) > 9 && id[8] == '_' {
+		rest, _, _ := strings.Cut(id[9:], "-")
+		return rest
+	}
+	return id
+}
+
+// titleReserve is the room the title gets before the least important
+// columns: what a session was about matters more than its turn count.
+const titleReserve = 24
+
+// mainPrio is the last priority shown before the title's reserve.
+const mainPrio = 2
+
 // fit picks the columns that fit the width, and the title's width.
 func (c *columns) fit() ([]column, int) {
 	all := allColumns()
+	if c.width >= fullIDMinWidth {
+		all[0].width = fullIDWidth
+	}
 	byPrio := slices.Clone(all)
 	slices.SortFunc(byPrio, func(a, b column) int { return a.prio - b.prio })
 	avail := c.width - markWidth
 	keep := map[string]bool{}
+	reserved := 0
 	for _, col := range byPrio {
+		if col.prio > mainPrio && reserved == 0 {
+			reserved = min(titleReserve, max(avail, 0))
+			avail -= reserved
+		}
 		if avail-col.width-1 < 0 {
 			break
 		}
 		keep[col.title] = true
 		avail -= col.width + 1
 	}
+	avail += reserved
 	var out []column
 	for _, col := range all {
 		if keep[col.title] {
