@@ -135,7 +135,7 @@ func (a *app) runInit(force bool) error {
 			if len(disc.Review) > 0 {
 				fmt.Fprintf(w, "      Excluded until reviewed (remove from scripts.exclude to expose): %s\n", strings.Join(disc.Review, ", "))
 			}
-		} else {
+		} else if statErr != nil || force { // a kept settings file is reported on below
 			fmt.Fprintf(w, "      To expose them, set scripts.patterns: %s in %s\n", scriptPatternList(disc.Patterns), shown)
 		}
 	}
@@ -162,6 +162,9 @@ func (a *app) initConfiguredScripts(w io.Writer, root, file string, disc *script
 		return
 	}
 	if len(cfg.Scripts.Patterns) == 0 {
+		if disc != nil && disc.Applicable && len(disc.Patterns) > 0 {
+			fmt.Fprintf(w, "      To expose them, set scripts.patterns: %s in %s\n", scriptPatternList(disc.Patterns), initRel(root, file))
+		}
 		return
 	}
 	set, err := scripts.Load(scripts.FromSettings(root, cfg.Scripts))

@@ -220,3 +220,21 @@ func TestInitHonoursDir(t *testing.T) {
 		t.Error("created a store in the working directory too")
 	}
 }
+
+// TestInitAgainDoesNotAskForWhatIsSet: run twice, init does not tell the
+// user to set the script patterns the first run already set.
+func TestInitAgainDoesNotAskForWhatIsSet(t *testing.T) {
+	dir := gitProject(t)
+	os.MkdirAll(filepath.Join(dir, "scripts"), 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "scripts", "test.sh"), []byte("#!/bin/sh\necho hi\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	first := cuff(t, dir, "", "init")
+	if first.code != 0 || !strings.Contains(first.stdout, "Exposed to agents") {
+		t.Fatalf("first init: %+v", first)
+	}
+	again := cuff(t, dir, "", "init")
+	if again.code != 0 || strings.Contains(again.stdout, "To expose them") || !strings.Contains(again.stdout, "1 exposed") {
+		t.Errorf("second init: %+v", again)
+	}
+}
