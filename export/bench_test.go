@@ -2,10 +2,15 @@ package export
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"sync"
 	"testing"
+	"time"
 )
 
 // benchEvents is the size of the generated session the export benchmarks
@@ -13,16 +18,26 @@ import (
 const benchEvents = 20000
 
 // benchExport streams the generated session through the sink newSink makes,
-// once per iteration, and reports events per second.
+// once per iteration, and reports events per second, bytes allocated and
+// the largest heap left after a garbage collection while it ran (a sink
+// that streams keeps it flat however long the session is).
 func benchExport(b *testing.B, newSink func(b *testing.B, i int) Sink) {
+	benchExportOf(b, benchEvents, newSink)
+}
+
+// benchExportOf is benchExport with a session of n events.
+func benchExportOf(b *testing.B, n int, newSink func(b *testing.B, i int) Sink) {
 	s := fixtureStore(b)
-	bigSession(b, s, benchEvents)
+	bigSession(b, s, n)
 	list := infos(b, s)
 	fi, err := os.Stat(s.EventsPath(list[0].ID))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(fi.Size())
+	b.ReportAllocs()
+	stop := watchLiveHeap(b)
+	defer stop()
 	b.ResetTimer()
 	var events int64
 	for i := 0; i < b.N; i++ {
@@ -64,6 +79,49 @@ func BenchmarkExportHTML(b *testing.B) {
 		}
 		return w
 	})
+}
+
+// BenchmarkExportMarkdown exports sessions of two sizes: the peak heap
+// stays the same (the sink holds records of events, not events).
+func BenchmarkExportMarkdown(b *testing.B) {
+	for _, n := range []int{benchEvents, 4 * benchEvents} {
+		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+			benchExportOf(b, n, func(b *testing.B, _ int) Sink {
+				return NewMarkdownSink(io.Discard, MarkdownOptions{})
+			})
+		})
+	}
+}
+
+// watchLiveHeap samples the heap that survived the last garbage collection
+// every millisecond until the returned function is called, which reports
+// the largest sample as peak-live-MB.
+func watchLiveHeap(b *testing.B) (stop func()) {
+	runtime.GC() // what setting up left behind is not counted
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var peak uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+		b.ReportMetric(float64(peak)/(1<<20), "peak-live-MB")
+	}
 }
 
 func BenchmarkGenerate(b *testing.B) {

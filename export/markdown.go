@@ -1,7 +1,7 @@
 package export
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -43,6 +43,26 @@ const (
 // (see transcript.Inert), so the document is safe to print to a terminal.
 // events are ordered by seq; the two halves of a call are shown together.
 func Markdown(w io.Writer, events []*transcript.Event, opts MarkdownOptions) error {
+	keys := make([]mdKeys, len(events))
+	recs := make([]mdRecord, len(events))
+	var sum mdSummary
+	for i, ev := range events {
+		keys[i] = keysOf(ev)
+		recs[i].body = keys[i].body
+		sum.add(ev)
+	}
+	d := &mdDoc{
+		r:     &mdWriter{w: &bytes.Buffer{}, opts: opts.withDefaults()},
+		sum:   &sum,
+		recs:  recs,
+		plan:  planAll(keys),
+		event: func(pos int32) (*transcript.Event, error) { return events[pos], nil },
+	}
+	return d.write(w)
+}
+
+// withDefaults fills in the options left zero.
+func (opts MarkdownOptions) withDefaults() MarkdownOptions {
 	if opts.Location == nil {
 		opts.Location = time.UTC
 	}
@@ -52,87 +72,14 @@ func Markdown(w io.Writer, events []*transcript.Event, opts MarkdownOptions) err
 	if opts.DetailsBytes <= 0 {
 		opts.DetailsBytes = DefaultDetailsBytes
 	}
-	bw := bufio.NewWriterSize(w, writeBufferSize)
-	m := &mdWriter{w: bw, opts: opts}
-	tree := buildTree(events)
-	m.header(events, tree)
-	for _, n := range tree.roots {
-		m.node(n, "")
-	}
-	if tree.end != nil {
-		m.sessionEnd(tree.end, "")
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write markdown export: %w", err)
-	}
-	return nil
+	return opts
 }
 
-// mdNode is one entry of the export: an event, the second half of its call
-// when there is one, and for a delegation the events inside it.
+// mdNode is one entry of the export: an event and the second half of its
+// call when there is one.
 type mdNode struct {
-	ev       *transcript.Event
-	second   *transcript.Event
-	children []*mdNode
-}
-
-type mdTree struct {
-	roots []*mdNode
-	start *transcript.Event
-	end   *transcript.Event
-}
-
-// buildTree pairs the halves of calls by kind and call_id and nests events
-// under the delegation named by their parent_call_id.
-func buildTree(events []*transcript.Event) *mdTree {
-	sorted := make([]*transcript.Event, len(events))
-	copy(sorted, events)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Seq < sorted[j].Seq })
-	t := &mdTree{}
-	open := map[string]*mdNode{}
-	delegations := map[string]*mdNode{}
-	for _, ev := range sorted {
-		switch b := ev.Body.(type) {
-		case *transcript.SessionStart:
-			if t.start == nil {
-				t.start = ev
-				continue
-			}
-		case *transcript.SessionEnd:
-			t.end = ev
-			continue
-		case *transcript.ToolResult, *transcript.BashRun, *transcript.ApprovalDecision:
-			if n := open[pairKey(ev)]; n != nil && ev.CallID != "" {
-				n.second = ev
-				delete(open, pairKey(ev))
-				continue
-			}
-		case *transcript.Delegation:
-			if b.Phase == transcript.PhaseEnd {
-				if n := delegations[ev.CallID]; n != nil && ev.CallID != "" && n.second == nil {
-					n.second = ev
-					continue
-				}
-			}
-		}
-		n := &mdNode{ev: ev}
-		switch b := ev.Body.(type) {
-		case *transcript.ToolCall, *transcript.BashStart, *transcript.ApprovalRequest:
-			if ev.CallID != "" {
-				open[pairKey(ev)] = n
-			}
-		case *transcript.Delegation:
-			if b.Phase != transcript.PhaseEnd && ev.CallID != "" {
-				delegations[ev.CallID] = n
-			}
-		}
-		if p := delegations[ev.ParentCallID]; p != nil && ev.ParentCallID != "" && p != n {
-			p.children = append(p.children, n)
-		} else {
-			t.roots = append(t.roots, n)
-		}
-	}
-	return t
+	ev     *transcript.Event
+	second *transcript.Event
 }
 
 // pairKey names the call an event belongs to, per kind of pair: a bash run
@@ -149,10 +96,11 @@ func pairKey(ev *transcript.Event) string {
 	return string(ev.Type) + ":" + ev.CallID
 }
 
+// mdWriter renders entries of the document into w, with a marker for each
+// time (see clockMarker).
 type mdWriter struct {
-	w    *bufio.Writer
+	w    *bytes.Buffer
 	opts MarkdownOptions
-	day  string // the date of the last timestamp written
 }
 
 // line writes one line of the document under the quote prefix of its
@@ -175,21 +123,26 @@ func (m *mdWriter) block(prefix, text string) {
 	m.line(prefix, "")
 }
 
-// clock formats when something happened: the time, and the date too when
-// it differs from the last one written.
+// clock stands for when something happened: the time, and the date too
+// when it differs from the last one written (see mdOut.clock).
 func (m *mdWriter) clock(ts time.Time) string {
 	if ts.IsZero() {
 		return ""
 	}
-	t := ts.In(m.opts.Location)
-	day := t.Format("2006-01-02")
-	if day != m.day {
-		m.day = day
-		return t.Format("2006-01-02 15:04:05")
-	}
-	return t.Format("15:04:05")
+	return clockMarker(ts, clockShown)
 }
 
+// unshownClock is a time that is not written but counts as written: a
+// time that follows on the same day shows no date.
+func (m *mdWriter) unshownClock(ts time.Time) string {
+	if ts.IsZero() {
+		return ""
+	}
+	return clockMarker(ts, clockUnshown)
+}
+
+// node renders an entry; for a delegation only its beginning: the entries
+// inside it and delegationEnd follow.
 func (m *mdWriter) node(n *mdNode, prefix string) {
 	switch b := n.ev.Body.(type) {
 	case *transcript.ChatTurn:
@@ -203,7 +156,7 @@ func (m *mdWriter) node(n *mdNode, prefix string) {
 	case *transcript.BashRun:
 		m.bash(&mdNode{ev: n.ev, second: n.ev}, prefix)
 	case *transcript.Delegation:
-		m.delegation(n, b, prefix)
+		m.delegationStart(n, b, prefix)
 	case *transcript.ApprovalRequest:
 		m.approval(n, b, prefix)
 	case *transcript.ApprovalDecision:
@@ -244,7 +197,9 @@ func (m *mdWriter) chatTurn(ev *transcript.Event, b *transcript.ChatTurn, prefix
 	heading := strings.Join(nonEmpty(parts), " · ")
 	text := closeFences(transcript.Inert(b.Text))
 	if b.Thinking {
-		m.line(prefix, "<details><summary>💭 Thinking · "+htmlText(m.clock(ev.TS))+"</summary>")
+		// The heading is not written, but its time counts: the summary's
+		// time never has a date (as exports always had it).
+		m.line(prefix, "<details><summary>💭 Thinking · "+m.unshownClock(ev.TS)+m.clock(ev.TS)+"</summary>")
 		m.line(prefix, "")
 		m.block(prefix, text)
 		m.line(prefix, "</details>")
@@ -370,7 +325,7 @@ func (m *mdWriter) bash(n *mdNode, prefix string) {
 	if run.OutputTruncated {
 		note := "> ⚠️ Output truncated when it was recorded"
 		if run.OutputTruncatedBytes != nil {
-			note += fmt.Sprintf(": %s bytes were not kept", GroupDigits(*run.OutputTruncatedBytes))
+			note += fmt.Sprintf(" (%s bytes were written in all)", GroupDigits(*run.OutputTruncatedBytes))
 		}
 		m.line(prefix, note+".")
 		m.line(prefix, "")
@@ -389,20 +344,28 @@ func (m *mdWriter) bash(n *mdNode, prefix string) {
 	}
 }
 
-func (m *mdWriter) delegation(n *mdNode, b *transcript.Delegation, prefix string) {
-	var end *transcript.Delegation
+// delegationOutcome is how a delegation ended, as far as the session
+// tells: its end and the mark that shows it.
+func delegationOutcome(n *mdNode, b *transcript.Delegation) (end *transcript.Delegation, mark string) {
 	if n.second != nil {
 		end, _ = n.second.Body.(*transcript.Delegation)
 	}
 	if b.Phase == transcript.PhaseEnd { // an end whose start is not in the session
 		end = b
 	}
-	mark := "⏳"
+	mark = "⏳"
 	if end != nil && end.Success != nil {
 		mark = okMark(*end.Success)
 	} else if end != nil {
 		mark = "🏁"
 	}
+	return end, mark
+}
+
+// delegationStart writes a delegation's heading and task; the entries
+// inside it follow, quoted, then delegationEnd.
+func (m *mdWriter) delegationStart(n *mdNode, b *transcript.Delegation, prefix string) {
+	end, mark := delegationOutcome(n, b)
 	agent := b.AgentType
 	if agent == "" && end != nil {
 		agent = end.AgentType
@@ -421,13 +384,12 @@ func (m *mdWriter) delegation(n *mdNode, b *transcript.Delegation, prefix string
 		m.line(prefix, "")
 		m.block(prefix, closeFences(transcript.Inert(b.Task)))
 	}
-	inner := prefix + "> "
-	for _, c := range n.children {
-		m.node(c, inner)
-	}
-	if len(n.children) > 0 {
-		m.line(prefix, "")
-	}
+}
+
+// delegationEnd writes how a delegation ended, after the entries inside it
+// and, when there were any, a blank line.
+func (m *mdWriter) delegationEnd(n *mdNode, b *transcript.Delegation, prefix string) {
+	end, mark := delegationOutcome(n, b)
 	switch {
 	case end == nil:
 		m.line(prefix, "*The delegation had not finished when the session was exported.*")

@@ -3,50 +3,16 @@ package export
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/cuff-dev/cuff/transcript"
 )
 
 // header writes the title and the session's metadata table.
-func (m *mdWriter) header(events []*transcript.Event, t *mdTree) {
-	id := ""
-	var first, last time.Time
-	var c transcript.Counts
-	for _, ev := range events {
-		if id == "" {
-			id = ev.SessionID
-		}
-		if !ev.TS.IsZero() {
-			if first.IsZero() || ev.TS.Before(first) {
-				first = ev.TS
-			}
-			if ev.TS.After(last) {
-				last = ev.TS
-			}
-		}
-		c.Events++
-		switch b := ev.Body.(type) {
-		case *transcript.ChatTurn:
-			c.Turns++
-		case *transcript.ToolCall:
-			c.ToolCalls++
-		case *transcript.BashRun:
-			c.Commands++
-			if b.Failed() {
-				c.Failures++
-			}
-		case *transcript.ToolResult:
-			if b.IsError {
-				c.Failures++
-			}
-		case *transcript.ApprovalRequest:
-			c.Approvals++
-		}
-	}
+func (m *mdWriter) header(sum *mdSummary) {
+	id, first, last, c := sum.id, sum.first, sum.last, sum.counts
 	var start *transcript.SessionStart
-	if t.start != nil {
-		start, _ = t.start.Body.(*transcript.SessionStart)
+	if sum.start != nil {
+		start, _ = sum.start.Body.(*transcript.SessionStart)
 	}
 	title := "Session " + oneLine(id, 0)
 	if start != nil && start.Title != "" {
@@ -86,14 +52,13 @@ func (m *mdWriter) header(events []*transcript.Event, t *mdTree) {
 	}
 	if !first.IsZero() {
 		rows = append(rows, [2]string{"Started", first.In(m.opts.Location).Format("2006-01-02 15:04:05 MST")})
-		m.day = first.In(m.opts.Location).Format("2006-01-02")
 	}
-	if t.end != nil {
+	if sum.end != nil {
 		status := ""
-		if b, ok := t.end.Body.(*transcript.SessionEnd); ok {
+		if b, ok := sum.end.Body.(*transcript.SessionEnd); ok {
 			status = " (" + plain(b.Status) + ")"
 		}
-		rows = append(rows, [2]string{"Ended", t.end.TS.In(m.opts.Location).Format("2006-01-02 15:04:05 MST") + status})
+		rows = append(rows, [2]string{"Ended", sum.end.TS.In(m.opts.Location).Format("2006-01-02 15:04:05 MST") + status})
 	} else {
 		rows = append(rows, [2]string{"Ended", "not yet (the session was still open)"})
 	}

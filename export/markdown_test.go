@@ -106,7 +106,7 @@ func TestMarkdownRendersEveryKind(t *testing.T) {
 		"### ❌ Bash: `go test ./...`",
 		"```bash\ngo test ./...\n```",
 		"**Exit:** ❌ exit 1",
-		"12,345 bytes were not kept",
+		"12,345 bytes were written in all",
 		"<details><summary>stdout · 30 lines</summary>",
 		"### ✅ Delegation to `planner`",
 		"> ### ❌ Delegation to `tester`",

@@ -100,15 +100,19 @@ func formatTS(t time.Time) string {
 }
 
 // MarkdownSink writes each session as a markdown document (the same as the
-// TUI's Ctrl+E), separated by a rule when there are several. The markdown
-// renderer needs a whole session to pair calls and nest delegations, so the
-// events of one session (never more) are held in memory.
+// TUI's Ctrl+E), separated by a rule when there are several. A document
+// starts with what its whole session holds, so it is written when the
+// session ends: until then the events wait in a temporary file, each entry
+// rendered there as soon as it is complete, and only a small record of each
+// event and the calls still waiting for their result (at most
+// defaultMarkdownHold bytes of them) stay in memory, whatever the size of
+// the session.
 type MarkdownSink struct {
 	w       io.Writer
 	opts    MarkdownOptions
-	events  []*transcript.Event
-	started bool
-	written int // sessions written so far
+	hold    int        // bytes of calls held while they wait for their result
+	cur     *mdSession // the session being exported, nil between sessions
+	written int        // sessions written so far
 	res     Result
 }
 
@@ -116,7 +120,7 @@ var _ Sink = (*MarkdownSink)(nil)
 
 // NewMarkdownSink returns a sink that writes markdown to w.
 func NewMarkdownSink(w io.Writer, opts MarkdownOptions) *MarkdownSink {
-	return &MarkdownSink{w: w, opts: opts}
+	return &MarkdownSink{w: w, opts: opts, hold: defaultMarkdownHold}
 }
 
 // BeginSession implements Sink.
@@ -124,15 +128,19 @@ func (m *MarkdownSink) BeginSession(session.Info) error {
 	if err := m.flush(); err != nil {
 		return err
 	}
-	m.started = true
+	m.cur = newMDSession(m.opts, m.hold)
 	return nil
 }
 
 // Write implements Sink.
 func (m *MarkdownSink) Write(ev *transcript.Event) error {
-	m.events = append(m.events, ev)
+	if m.cur == nil {
+		if err := m.BeginSession(session.Info{}); err != nil {
+			return err
+		}
+	}
 	m.res.Events++
-	return nil
+	return m.cur.add(ev)
 }
 
 // Close implements Sink.
@@ -143,17 +151,22 @@ func (m *MarkdownSink) Close() (Result, error) {
 // sessionSeparator goes between the documents of two sessions.
 const sessionSeparator = "\n\n---\n\n"
 
+// flush writes the document of the current session.
 func (m *MarkdownSink) flush() error {
-	if !m.started {
+	s := m.cur
+	if s == nil {
 		return nil
 	}
-	if m.written > 0 {
-		if _, err := io.WriteString(m.w, sessionSeparator); err != nil {
-			return fmt.Errorf("write markdown export: %w", err)
+	m.cur = nil
+	m.written++
+	var err error
+	if m.written > 1 {
+		if _, err = io.WriteString(m.w, sessionSeparator); err != nil {
+			err = fmt.Errorf("write markdown export: %w", err)
 		}
 	}
-	err := Markdown(m.w, m.events, m.opts)
-	m.events, m.started = nil, false
-	m.written++
-	return err
+	if err == nil {
+		err = s.write(m.w)
+	}
+	return errors.Join(err, s.close())
 }

@@ -195,7 +195,8 @@ func (b *builder) bash(r run, callID string) {
 	if r.keep > 0 {
 		out, omitted := headTail(r.stdout, r.keep)
 		if omitted > 0 {
-			br.Stdout, br.OutputTruncated, br.OutputTruncatedBytes = out, true, &omitted
+			total := int64(len(r.stdout) + len(r.stderr)) // output_truncated_bytes is the original size
+			br.Stdout, br.OutputTruncated, br.OutputTruncatedBytes = out, true, &total
 		}
 	}
 	b.emit(br, callID)
