@@ -49,6 +49,8 @@ type FolderSource struct {
 	name  string
 	root  string
 	cache string // file that keeps the listing cache between runs; "" for none
+	// Now is the clock that tells live sessions; nil for time.Now.
+	Now func() time.Time
 
 	mu      sync.Mutex
 	filling sync.Mutex            // one Fill at a time
@@ -153,6 +155,9 @@ func (f *FolderSource) List(ctx context.Context) ([]Info, error) {
 	seen := make(map[string]bool, len(paths))
 	out := make([]Info, 0, len(paths))
 	now := time.Now()
+	if f.Now != nil {
+		now = f.Now()
+	}
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
@@ -171,8 +176,11 @@ func (f *FolderSource) List(ctx context.Context) ([]Info, error) {
 		}
 		info := c.Info
 		info.Live = now.Sub(fi.ModTime()) < LiveWindow
-		if info.Live {
+		switch {
+		case info.Live:
 			info.Status = transcript.StatusActive
+		case info.Status == transcript.StatusActive:
+			info.Status = StatusIdle // counted while it was live; it has gone quiet since
 		}
 		out = append(out, info)
 	}
@@ -209,8 +217,12 @@ func (f *FolderSource) Fill(ctx context.Context, infos []Info) error {
 		if err := f.count(infos[i].Path, &info); err != nil {
 			continue
 		}
+		cached := info
+		if cached.Status == transcript.StatusActive {
+			cached.Status = StatusIdle // liveness is worked out afresh at each listing
+		}
 		f.mu.Lock()
-		f.entries[info.Path] = newCachedInfo(fi, info)
+		f.entries[info.Path] = newCachedInfo(fi, cached)
 		f.dirty = true
 		f.mu.Unlock()
 		live, status := infos[i].Live, infos[i].Status

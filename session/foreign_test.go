@@ -221,3 +221,28 @@ func TestFollowFileTellsTheFormatOfAFileThatStartsEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignStatusIsNotCachedLive: a session counted while it was live is
+// not listed as active once it has gone quiet, cache or no cache.
+func TestForeignStatusIsNotCachedLive(t *testing.T) {
+	home := t.TempDir()
+	claudeDir := filepath.Join(home, "claude")
+	file := filepath.Join(claudeDir, "projects", "-home-dev-shop", "0b3c8a52-1111-4222-8333-444455556666.jsonl")
+	copyFile(t, claudeFixture, file)
+	os.Chtimes(file, time.Now(), time.Now()) // written just now
+	cache := filepath.Join(home, "state", "claude.json")
+	src := ClaudeSource(claudeDir, cache)
+	infos, err := src.List(context.Background())
+	if err != nil || len(infos) != 1 || !infos[0].Live || infos[0].Status != transcript.StatusActive {
+		t.Fatalf("a file just written: %+v %v", infos, err)
+	}
+	if err := src.Fill(context.Background(), infos); err != nil {
+		t.Fatal(err)
+	}
+	later := ClaudeSource(claudeDir, cache)
+	later.Now = func() time.Time { return time.Now().Add(2 * time.Hour) }
+	infos, err = later.List(context.Background())
+	if err != nil || len(infos) != 1 || infos[0].Live || infos[0].Status == transcript.StatusActive {
+		t.Errorf("two hours later: %+v %v", infos, err)
+	}
+}
