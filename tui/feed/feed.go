@@ -3,14 +3,19 @@
 // rest in the background and then follows the file from where it stopped;
 // any other source is followed through its Source. Everything arrives as
 // batches through a command that blocks on the feed and is re-armed after
-// each batch.
+// each batch. The background index of a big file leaves the big outputs
+// in the file, which stays open until the feed stops, and the timeline
+// reads them back when they are shown or searched.
 package feed
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
+	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/cuff-dev/cuff/session"
@@ -74,6 +79,16 @@ type Feed struct {
 	// the rest does not compete with drawing the first screen.
 	shown     chan struct{}
 	shownOnce sync.Once
+	// spiller leaves the outputs of followed events in the file once the
+	// full index, which reads them back, is handed out.
+	spiller *timeline.Spiller
+
+	// Where the follower's lines are, for spiller: the file the full index
+	// reads (nil without one), where the next line starts, and a buffer
+	// to read a line back. Only the follower's callback uses them.
+	lineFile *os.File
+	nextLine int64
+	lineBuf  []byte
 }
 
 // New prepares a feed; nothing is read until Run runs.
@@ -163,8 +178,13 @@ func (f *Feed) push(events []*transcript.Event, notices ...string) {
 
 // followItem receives what a follower saw.
 func (f *Feed) followItem(it session.FollowItem) {
+	start := f.nextLine
+	if f.lineFile != nil && (it.Offset > 0 || errors.Is(it.Err, session.ErrTruncated)) {
+		f.nextLine = it.Offset
+	}
 	switch {
 	case it.Event != nil:
+		f.leaveInFile(it.Event, start, it.Offset)
 		f.push([]*transcript.Event{f.lean(it.Event)})
 	case errors.Is(it.Err, session.ErrTruncated):
 		f.push(nil, "The file was truncated; what follows is read from its start again.")
@@ -173,32 +193,93 @@ func (f *Feed) followItem(it session.FollowItem) {
 	}
 }
 
+// maxLineBuf is the longest line whose buffer is kept for the next one.
+const maxLineBuf = 1 << 20
+
+// leaveInFile leaves the big outputs of an event the follower read between
+// start and end in the file, as the full index does, once the view has that
+// index: the line is read back from the file the index reads, and used only
+// when it is the line the event was decoded from (after a replace or a
+// truncation it may not be, and the event is kept whole).
+func (f *Feed) leaveInFile(ev *transcript.Event, start, end int64) {
+	f.mu.Lock()
+	sp := f.spiller
+	f.mu.Unlock()
+	if sp == nil || f.lineFile == nil || end <= start || len(ev.Raw) == 0 || !sp.Wants(ev.Body) {
+		return
+	}
+	n := int(end - start)
+	buf := f.lineBuf
+	if cap(buf) < n {
+		buf = make([]byte, n)
+		if n <= maxLineBuf {
+			f.lineBuf = buf
+		}
+	}
+	buf = buf[:n]
+	if _, err := f.lineFile.ReadAt(buf, start); err != nil {
+		return // closed, or shorter than it was: keep the event whole
+	}
+	line := bytes.TrimLeftFunc(buf, unicode.IsSpace)
+	off := start + int64(n-len(line))
+	line = bytes.TrimRightFunc(line, unicode.IsSpace)
+	if bytes.Equal(line, ev.Raw) {
+		sp.Leave(ev, line, off)
+	}
+}
+
 // lean trims an event for keeping: it drops the raw bytes when the kind is
 // known (the timeline renders from the decoded body; unknown kinds keep
 // theirs, to be shown raw), drops the id (derived from session and seq)
-// and shares the strings that repeat on every event. A big session then
-// takes little more memory than its text.
+// and shares the strings that repeat from event to event (ids, roles,
+// models, tool names, folders, short commands). A big session then takes
+// little more memory than its text.
 func (f *Feed) lean(ev *transcript.Event) *transcript.Event {
 	if ev.Body != nil {
 		ev.Raw = nil
 	}
 	ev.ID = ""
-	f.strs.mu.Lock()
-	ev.SessionID = f.strs.intern(ev.SessionID)
-	ev.AgentID = f.strs.intern(ev.AgentID)
-	ev.ConversationID = f.strs.intern(ev.ConversationID)
-	ev.ParentCallID = f.strs.intern(ev.ParentCallID)
-	f.strs.mu.Unlock()
+	in := &f.strs
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	ev.SessionID = in.intern(ev.SessionID)
+	ev.AgentID = in.intern(ev.AgentID)
+	ev.ConversationID = in.intern(ev.ConversationID)
+	ev.ParentCallID = in.intern(ev.ParentCallID)
+	switch b := ev.Body.(type) {
+	case *transcript.ChatTurn:
+		b.Role, b.Model = in.intern(b.Role), in.intern(b.Model)
+	case *transcript.ToolCall:
+		b.Tool = in.intern(b.Tool)
+	case *transcript.ToolResult:
+		b.Tool = in.intern(b.Tool)
+	case *transcript.BashStart:
+		b.Command, b.WorkingDirectory = in.internShort(b.Command), in.intern(b.WorkingDirectory)
+	case *transcript.BashRun:
+		b.Command, b.WorkingDirectory, b.Shell = in.internShort(b.Command), in.intern(b.WorkingDirectory), in.intern(b.Shell)
+	}
 	return ev
 }
 
-// maxInterned bounds the shared strings of one feed.
-const maxInterned = 4096
+// maxInterned bounds the shared strings of one feed; maxShortCommand is
+// the longest command shared (longer ones seldom repeat).
+const (
+	maxInterned     = 4096
+	maxShortCommand = 200
+)
 
 // interner shares equal strings.
 type interner struct {
 	mu sync.Mutex
 	m  map[string]string
+}
+
+// internShort shares s when it is short enough to be likely to repeat.
+func (in *interner) internShort(s string) string {
+	if len(s) > maxShortCommand {
+		return s
+	}
+	return in.intern(s)
 }
 
 func (in *interner) intern(s string) string {
@@ -227,6 +308,7 @@ func (f *Feed) finishFull(tl *timeline.Timeline) {
 		tl.Add(ev)
 	}
 	f.delivered, f.fullDone = nil, true
+	f.spiller = tl.Spiller()
 	f.pending.Full = tl
 	f.mu.Unlock()
 	f.signal()

@@ -164,16 +164,141 @@ func TestTailFirst(t *testing.T) {
 	}
 	seen := map[int64]bool{}
 	for _, it := range c.tl.Items() {
-		if it.First == nil {
+		if it.Kind == timeline.KindNotice {
 			continue
 		}
-		if seen[it.First.Seq] {
-			t.Fatalf("seq %d shows twice", it.First.Seq)
+		if seen[it.Seq()] {
+			t.Fatalf("seq %d shows twice", it.Seq())
 		}
-		seen[it.First.Seq] = true
+		seen[it.Seq()] = true
 	}
 	if lastText(c.tl) != "appended" {
 		t.Errorf("last item %q", lastText(c.tl))
+	}
+}
+
+// bigEvents is the size of bigFile: big enough to be loaded tail first.
+const bigEvents = 8000
+
+func bigFile(t *testing.T) []byte {
+	t.Helper()
+	data := fixture.Big(bigEvents)
+	if len(data) <= DirectBytes {
+		t.Fatalf("the fixture (%d bytes) is too small for tail-first loading", len(data))
+	}
+	return data
+}
+
+// TestTailFirstLeavesOutputsInFile: the full index keeps the outputs of
+// the head in the file and reads them back, also once the file is removed;
+// they are searched as if they were in memory.
+func TestTailFirstLeavesOutputsInFile(t *testing.T) {
+	data := bigFile(t)
+	path := writeFile(t, data)
+	f, c, wait := start(t, Target{Path: path})
+	wait(func(c *collector) bool { return !c.partial && c.tl.Counts.Events == bigEvents })
+	want := map[int64]*transcript.Event{}
+	for _, l := range fixture.Lines(data)[:1000] {
+		ev, err := transcript.Decode(l.Bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[ev.Seq] = ev
+	}
+	check := func() {
+		t.Helper()
+		left := 0
+		for _, it := range c.tl.Items()[:500] {
+			ev := want[it.Seq()]
+			r, ok := ev.Body.(*transcript.BashRun)
+			if !ok {
+				continue
+			}
+			got, err := it.Field(timeline.Stdout)
+			if err != nil || got != r.Stdout {
+				t.Fatalf("seq %d: stdout %q, %v; want %q", it.Seq(), got, err, r.Stdout)
+			}
+			if it.BashRun().Stdout == "" {
+				left++
+			}
+			if !it.Contains("internal/pkg") || !it.Contains("0.012s\nok") || !it.Contains("0.012s") || it.Contains("0.012S") {
+				t.Fatalf("seq %d: the output is not searched as it is", it.Seq())
+			}
+		}
+		if left == 0 {
+			t.Fatal("no output was left in the file")
+		}
+	}
+	check()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	wait(func(c *collector) bool { return c.removed })
+	check()
+	var left *timeline.Item
+	for _, it := range c.tl.Items() {
+		if r := it.BashRun(); r != nil && r.Stdout == "" && it.FieldLines(timeline.Stdout) > 0 {
+			left = it
+			break
+		}
+	}
+	f.Stop()
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		if _, err := left.Field(timeline.Stdout); err != nil {
+			break // the feed stopped: the file is closed
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the file stays open after the feed stopped")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestFollowedOutputsLeftInFile: once the full index is handed out, the
+// outputs of events followed after it are left in the file too; after the
+// file is replaced by a rename, followed events are kept whole.
+func TestFollowedOutputsLeftInFile(t *testing.T) {
+	data := bigFile(t)
+	path := writeFile(t, data)
+	_, c, wait := start(t, Target{Path: path})
+	wait(func(c *collector) bool { return !c.partial && c.tl.Counts.Events == bigEvents })
+	run := func(seq int64, out string) []byte {
+		b := fixture.NewBuilder()
+		zero := 0
+		ev := b.Add(&transcript.BashRun{Command: "make", ExitCode: &zero, Stdout: out}, fmt.Sprintf("f%d", seq), "")
+		ev.Seq = seq
+		return fixture.JSONL(b.Events)
+	}
+	long := strings.Repeat("followed output\t\"line\"\n", 40)
+	appendFile(t, path, append([]byte("\n  "), run(bigEvents+1, long+"one")...))
+	appendFile(t, path, run(bigEvents+2, long+"two"))
+	wait(func(c *collector) bool { return c.tl.Counts.Events == bigEvents+2 })
+	for i, want := range []string{long + "one", long + "two"} {
+		it := c.tl.At(c.tl.Len() - 2 + i)
+		if got, err := it.Field(timeline.Stdout); err != nil || got != want {
+			t.Fatalf("followed output %d: %q, %v", i, got, err)
+		}
+		if it.BashRun().Stdout != "" {
+			t.Errorf("followed output %d is kept in memory", i)
+		}
+		if !it.Contains("output\t\"line") || !it.Contains([]string{"one", "two"}[i]) {
+			t.Errorf("followed output %d is not searched", i)
+		}
+	}
+	// A prune rewrites the file and renames it into place: what follows
+	// comes from another file than the one the index reads.
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, append(data, run(bigEvents+3, long+"three")...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	wait(func(c *collector) bool { return c.tl.Counts.Events == bigEvents+3 })
+	it := c.tl.At(c.tl.Len() - 1)
+	if got, err := it.Field(timeline.Stdout); err != nil || got != long+"three" || it.BashRun().Stdout != got {
+		t.Fatalf("output after the replace: %q, %v; kept whole: %v", got, err, it.BashRun().Stdout != "")
 	}
 }
 

@@ -2,11 +2,13 @@ package feed
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"time"
+	"unicode"
 
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
@@ -35,7 +37,12 @@ func (f *Feed) runFile(path string) error {
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
-	defer file.Close()
+	kept := false // the full index reads outputs back from the file
+	defer func() {
+		if !kept {
+			file.Close()
+		}
+	}()
 	fi, err := file.Stat()
 	if err != nil {
 		return fmt.Errorf("stat %s: %w", path, err)
@@ -67,6 +74,12 @@ func (f *Feed) runFile(path string) error {
 	f.pending.Partial = true
 	f.mu.Unlock()
 	last := f.pushLines(tail, false)
+	// The full index leaves big outputs in the file and reads them back
+	// when they are shown or searched: the file stays open until the feed
+	// stops, even after it is removed or replaced by a rename (a prune).
+	kept = true
+	context.AfterFunc(f.ctx, func() { file.Close() })
+	f.lineFile, f.nextLine = file, end
 	indexed := make(chan error, 1)
 	go func() { indexed <- f.indexHead(file, start) }()
 	err = session.Follow(f.ctx, path, session.FollowOptions{From: end, Seen: fi, AfterSeq: last}, f.followItem)
@@ -143,7 +156,8 @@ func (f *Feed) pushLines(lines [][]byte, whole bool) (lastSeq int64) {
 }
 
 // indexHead builds the timeline of the file's first head bytes, the part
-// the tail left out, and hands it over with what was delivered since.
+// the tail left out, and hands it over with what was delivered since. The
+// timeline leaves big outputs in the file, to read them back from it.
 func (f *Feed) indexHead(file *os.File, head int64) error {
 	select { // the first screen first
 	case <-f.shown:
@@ -152,28 +166,38 @@ func (f *Feed) indexHead(file *os.File, head int64) error {
 		return nil
 	}
 	tl := timeline.New()
-	rd := transcript.NewReader(io.NewSectionReader(file, 0, head))
+	tl.Spill(file)
+	lines := transcript.NewLineReader(io.NewSectionReader(file, 0, head))
+	var off int64 // where the next line starts
 	bad := 0
 	for {
 		if f.ctx.Err() != nil {
 			return nil
 		}
-		ev, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		var le *transcript.LineError
-		if errors.As(err, &le) {
-			bad++
-			if bad <= maxNotices {
-				tl.Notice(malformed(le.Line, le.Err))
-			}
-			continue
+		line, complete, err := lines.Next()
+		if errors.Is(err, io.EOF) || (err == nil && !complete) {
+			break // the head ends where the tail's first line starts
 		}
 		if err != nil {
 			return fmt.Errorf("index %s: %w", file.Name(), err)
 		}
-		tl.Add(f.lean(ev))
+		start := off
+		off += int64(len(line)) + 1
+		trimmed := bytes.TrimLeftFunc(line, unicode.IsSpace)
+		start += int64(len(line) - len(trimmed))
+		trimmed = bytes.TrimRightFunc(trimmed, unicode.IsSpace)
+		if len(trimmed) == 0 {
+			continue
+		}
+		ev, err := transcript.Decode(trimmed)
+		if err != nil {
+			bad++
+			if bad <= maxNotices {
+				tl.Notice(malformed(lines.Line(), err))
+			}
+			continue
+		}
+		tl.AddLine(f.lean(ev), trimmed, start)
 	}
 	f.finishFull(tl)
 	return nil

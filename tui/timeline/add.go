@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"slices"
+	"time"
 
 	"github.com/cuff-dev/cuff/transcript"
 )
@@ -20,18 +21,39 @@ type Change struct {
 
 // Add puts one event into the timeline: a new item, or the second half of
 // an item already there. Events should come in seq order; a second half
-// whose first half is missing becomes an item of its own.
+// whose first half is missing becomes an item of its own. The item keeps
+// the event's body (and, for some kinds, the event): change neither after.
 func (t *Timeline) Add(ev *transcript.Event) Change {
+	ch := t.add(ev)
+	if t.backing != nil && ch.Item.spill == nil {
+		ch.Item.spill = t.backing.claim(ev.Body)
+	}
+	return ch
+}
+
+// AddLine is Add for an event decoded from line, the bytes at offset off
+// of the file given to Spill: the big outputs of its body are left in the
+// file (the body's fields are emptied; read them with Item.Field). Without
+// Spill it is Add.
+func (t *Timeline) AddLine(ev *transcript.Event, line []byte, off int64) Change {
+	ch := t.add(ev)
+	if t.backing != nil && ch.Item.spill == nil {
+		ch.Item.spill = t.backing.spill(ev.Body, line, off)
+	}
+	return ch
+}
+
+func (t *Timeline) add(ev *transcript.Event) Change {
 	t.count(ev)
 	switch b := ev.Body.(type) {
 	case *transcript.SessionStart:
 		if t.Start == nil {
 			t.Start = ev
 		}
-		return t.insert(&Item{Kind: KindSessionStart, First: ev}, ev)
+		return t.insert(newItem(KindSessionStart, ev), ev)
 	case *transcript.SessionEnd:
 		t.End = ev
-		return t.insert(&Item{Kind: KindSessionEnd, First: ev}, ev)
+		return t.insert(newItem(KindSessionEnd, ev), ev)
 	case *transcript.ChatTurn:
 		kind := KindAssistant
 		switch {
@@ -42,13 +64,13 @@ func (t *Timeline) Add(ev *transcript.Event) Change {
 		case b.Role == transcript.RoleSystem || b.Role == transcript.RoleDeveloper:
 			kind = KindSystem
 		}
-		return t.insert(&Item{Kind: kind, First: ev}, ev)
+		return t.insert(newItem(kind, ev), ev)
 	case *transcript.ToolCall:
-		return t.insertOpen(&Item{Kind: KindTool, First: ev}, ev)
+		return t.insertOpen(newItem(KindTool, ev), ev)
 	case *transcript.BashStart:
-		return t.insertOpen(&Item{Kind: KindBash, First: ev}, ev)
+		return t.insertOpen(newItem(KindBash, ev), ev)
 	case *transcript.ApprovalRequest:
-		return t.insertOpen(&Item{Kind: KindApproval, First: ev}, ev)
+		return t.insertOpen(newItem(KindApproval, ev), ev)
 	case *transcript.ToolResult:
 		return t.complete(ev, KindTool)
 	case *transcript.BashRun:
@@ -59,20 +81,32 @@ func (t *Timeline) Add(ev *transcript.Event) Change {
 		if b.Phase == transcript.PhaseEnd {
 			return t.endDelegation(ev)
 		}
-		it := &Item{Kind: KindDelegation, First: ev}
+		it := newItem(KindDelegation, ev)
 		ch := t.insert(it, ev)
 		if ev.CallID != "" {
 			t.delegations[ev.CallID] = it
 		}
 		return ch
 	}
-	return t.insert(&Item{Kind: KindUnknown, First: ev}, ev)
+	return t.insert(newItem(KindUnknown, ev), ev)
+}
+
+// newItem makes an item of kind from the event that starts it.
+func newItem(kind Kind, ev *transcript.Event) *Item {
+	it := &Item{Kind: kind, seq: ev.Seq, first: ev.Body, sub: ev.AgentID != "" && ev.AgentID != transcript.MainAgent}
+	it.setTS(ev.TS)
+	if keptWhole(ev.Body) {
+		it.more = &itemMore{first: ev}
+	}
+	return it
 }
 
 // Notice adds a line that cuff itself has to say, such as a malformed line
 // or a removed file.
 func (t *Timeline) Notice(text string) Change {
-	return t.insert(&Item{Kind: KindNotice, Text: text}, nil)
+	it := &Item{Kind: KindNotice, more: &itemMore{text: text}}
+	it.setTS(time.Time{})
+	return t.insert(it, nil)
 }
 
 // count keeps the timeline's summary.
@@ -88,17 +122,21 @@ func (t *Timeline) count(ev *transcript.Event) {
 	}
 	switch b := ev.Body.(type) {
 	case *transcript.ChatTurn:
-		t.Counts.Turns++
+		if b.Text != "" { // a turn that only carries a message's token usage is not a turn
+			t.Counts.Turns++
+		}
 	case *transcript.ToolCall:
 		t.Counts.ToolCalls++
 	case *transcript.ToolResult:
 		if b.IsError {
 			t.Counts.Failures++
+			t.Counts.ToolErrors++
 		}
 	case *transcript.BashRun:
 		t.Counts.Commands++
-		if b.Failed() {
+		if b.Failed() || b.TimedOut {
 			t.Counts.Failures++
+			t.Counts.CommandsFailed++
 		}
 	case *transcript.ApprovalRequest:
 		t.Counts.Approvals++
@@ -107,20 +145,15 @@ func (t *Timeline) count(ev *transcript.Event) {
 
 // pairKey names the call an event belongs to, per kind of pair: a bash run
 // and the approval request that gated it may share one call_id.
-func pairKey(kind Kind, callID string) string {
-	switch kind {
-	case KindTool:
-		return "tool:" + callID
-	case KindBash:
-		return "bash:" + callID
-	}
-	return "approval:" + callID
+type pairKey struct {
+	kind   Kind
+	callID string
 }
 
 func (t *Timeline) insertOpen(it *Item, ev *transcript.Event) Change {
 	ch := t.insert(it, ev)
 	if ev.CallID != "" {
-		t.open[pairKey(it.Kind, ev.CallID)] = it
+		t.open[pairKey{it.Kind, ev.CallID}] = it
 	}
 	return ch
 }
@@ -128,27 +161,49 @@ func (t *Timeline) insertOpen(it *Item, ev *transcript.Event) Change {
 // complete joins a second half to its first, or makes it an item alone.
 func (t *Timeline) complete(ev *transcript.Event, kind Kind) Change {
 	if ev.CallID != "" {
-		key := pairKey(kind, ev.CallID)
+		key := pairKey{kind, ev.CallID}
 		if it := t.open[key]; it != nil {
 			delete(t.open, key)
-			it.Second = ev
+			it.second = ev.Body
+			if it.more != nil {
+				it.more.second = ev
+			}
+			shareStrings(it)
 			it.Version++
-			return Change{Item: it, Position: it.index}
+			return Change{Item: it, Position: it.Index()}
 		}
 	}
-	return t.insert(&Item{Kind: kind, First: ev}, ev)
+	return t.insert(newItem(kind, ev), ev)
+}
+
+// shareStrings lets the halves of a bash item share the command and the
+// folder they both name, instead of keeping two copies.
+func shareStrings(it *Item) {
+	start, ok1 := it.first.(*transcript.BashStart)
+	run, ok2 := it.second.(*transcript.BashRun)
+	if !ok1 || !ok2 {
+		return
+	}
+	if run.Command == start.Command {
+		run.Command = start.Command
+	}
+	if run.WorkingDirectory == start.WorkingDirectory {
+		run.WorkingDirectory = start.WorkingDirectory
+	}
 }
 
 // endDelegation records the end on the delegation's head and closes its
 // block with an end item.
 func (t *Timeline) endDelegation(ev *transcript.Event) Change {
 	head := t.delegations[ev.CallID]
-	if ev.CallID == "" || head == nil || head.Second != nil {
-		return t.insert(&Item{Kind: KindDelegation, First: ev}, ev)
+	if ev.CallID == "" || head == nil || head.second != nil {
+		return t.insert(newItem(KindDelegation, ev), ev)
 	}
-	head.Second = ev
+	head.second = ev.Body
+	head.more.second = ev
 	head.Version++
-	end := &Item{Kind: KindDelegationEnd, First: ev, Parent: head, Depth: head.Depth + 1}
+	end := newItem(KindDelegationEnd, ev)
+	end.Parent, end.Depth = head, head.Depth+1
 	return t.place(end, head)
 }
 
@@ -171,24 +226,27 @@ func (t *Timeline) place(it *Item, parent *Item) Change {
 	it.ID = t.nextID
 	t.nextID++
 	if it.Kind == KindDelegation {
-		it.last = it
+		if it.more == nil {
+			it.more = &itemMore{}
+		}
+		it.more.last = it
 	}
 	pos := len(t.items)
 	if parent != nil {
-		pos = parent.last.index + 1
+		pos = parent.more.last.Index() + 1
 	}
 	if pos == len(t.items) {
-		it.index = pos
+		it.index = int32(pos)
 		t.items = append(t.items, it)
 	} else {
 		t.items = slices.Insert(t.items, pos, it)
 		for i := pos; i < len(t.items); i++ {
-			t.items[i].index = i
+			t.items[i].index = int32(i)
 		}
 	}
 	for p := parent; p != nil; p = p.Parent {
-		if p.last.index < it.index {
-			p.last = it
+		if p.more.last.index < it.index {
+			p.more.last = it
 		}
 	}
 	return Change{Item: it, Inserted: true, Position: pos}

@@ -1,8 +1,10 @@
 // Package timeline turns a session's events into the items the session
 // view shows: the two halves of a call joined into one item, sub-agent
-// delegations holding their own items, in display order. It is pure data:
-// it renders nothing and does no I/O, so it can be built off the UI
-// goroutine and handed over whole.
+// delegations holding their own items, in display order. It is data: it
+// renders nothing and opens no file, so it can be built off the UI
+// goroutine and handed over whole. Big outputs of events read from a file
+// may be left there (see Timeline.Spill) and are read back through the
+// reader it was given when they are shown or searched.
 package timeline
 
 import (
@@ -31,48 +33,123 @@ const (
 	KindNotice                    // something cuff has to say: a bad line, a removed file
 )
 
-// Item is one entry of the timeline.
+// Item is one entry of the timeline. It keeps what the view shows of its
+// events, not the events themselves: the bodies of chat turns, tool calls
+// and bash runs with their seq and time (the envelope is dropped), big
+// outputs left in the session file when the timeline was given it (see
+// AddLine), and the whole events of the rare kinds whose envelope matters
+// (approvals, delegations, the session's start and end, unknown kinds).
 type Item struct {
 	// ID is unique within the timeline and never reused.
-	ID   int
-	Kind Kind
+	ID int
 	// Depth is how many delegations the item is inside.
 	Depth  int
 	Parent *Item
-	// First is the event that created the item; Second completes it (the
-	// tool_result, bash_run, approval_decision or delegation end). For an
-	// item made from a second half alone, First is that event and Second
-	// is nil.
-	First  *transcript.Event
-	Second *transcript.Event
-	// Text is what a notice says.
-	Text string
 	// Version grows whenever the item changes, so cached renderings of an
 	// older version are known to be stale.
 	Version int
 
-	index int   // position in display order
-	last  *Item // for a delegation: the last item of its block
+	// seq and the time of the event that created the item (the first
+	// half; for an item made from a second half alone, that half).
+	seq int64
+	sec int64
+	// first and second are the bodies of the item's halves: the second
+	// completes the first (the tool_result, bash_run, approval_decision or
+	// delegation end). Either may be nil (an unknown kind, a notice, an
+	// item still waiting for its second half).
+	first, second transcript.Body
+	more          *itemMore // what only some items have
+	spill         *spilled  // text fields left in the session file
+
+	index int32 // position in display order
+	nsec  int32
+	// Kind is what the item shows.
+	Kind Kind
+	sub  bool // the first half came from a sub-agent
+}
+
+// itemMore is what only some items have, kept apart so that the many
+// chat turns, tool calls and bash runs stay small.
+type itemMore struct {
+	// first and second are the events, for the kinds kept whole.
+	first, second *transcript.Event
+	text          string // what a notice says
+	last          *Item  // for a delegation: the last item of its block
+}
+
+// keptWhole reports whether items of an event's kind keep the event
+// itself: kinds that are rare, or whose envelope the view or the approval
+// prompt reads.
+func keptWhole(b transcript.Body) bool {
+	switch b.(type) {
+	case *transcript.ChatTurn, *transcript.ToolCall, *transcript.ToolResult, *transcript.BashStart, *transcript.BashRun:
+		return false
+	}
+	return true
 }
 
 // Index is the item's position in display order.
-func (it *Item) Index() int { return it.index }
+func (it *Item) Index() int { return int(it.index) }
 
-// Seq is the sequence number of the event that created the item.
-func (it *Item) Seq() int64 {
-	if it.First == nil {
-		return 0
+// Text is what a notice says; empty for other items.
+func (it *Item) Text() string {
+	if it.more == nil {
+		return ""
 	}
-	return it.First.Seq
+	return it.more.text
 }
 
-// TS is when the item started.
+// Seq is the sequence number of the event that created the item; 0 for a
+// notice.
+func (it *Item) Seq() int64 { return it.seq }
+
+// TS is when the item started (in UTC; zero for a notice).
 func (it *Item) TS() time.Time {
-	if it.First == nil {
+	if it.sec == zeroSec && it.nsec == 0 {
 		return time.Time{}
 	}
-	return it.First.TS
+	return time.Unix(it.sec, int64(it.nsec)).UTC()
 }
+
+// zeroSec is time.Time{}.Unix(), the seconds of the zero time.
+const zeroSec = -62135596800
+
+// setTS stores t without its location, which no view depends on.
+func (it *Item) setTS(t time.Time) {
+	if t.IsZero() {
+		it.sec, it.nsec = zeroSec, 0
+		return
+	}
+	it.sec, it.nsec = t.Unix(), int32(t.Nanosecond())
+}
+
+// Event is the event that created the item, for the kinds kept whole
+// (approvals, delegations, the session's start and end, unknown kinds);
+// nil for chat turns, tool calls and bash runs, which keep only their
+// bodies, and for notices.
+func (it *Item) Event() *transcript.Event {
+	if it.more == nil {
+		return nil
+	}
+	return it.more.first
+}
+
+// EndTS is when the item's second half happened, for the kinds kept
+// whole; zero otherwise.
+func (it *Item) EndTS() time.Time {
+	if it.more == nil || it.more.second == nil {
+		return time.Time{}
+	}
+	return it.more.second.TS
+}
+
+// SubAgent reports whether the event that created the item came from a
+// sub-agent rather than the session's main agent.
+func (it *Item) SubAgent() bool { return it.sub }
+
+// Body is the body of the event that created the item: nil for an
+// unknown kind and a notice.
+func (it *Item) Body() transcript.Body { return it.first }
 
 // Chat returns the item's chat turn, or nil.
 func (it *Item) Chat() *transcript.ChatTurn { return body[*transcript.ChatTurn](it) }
@@ -82,23 +159,22 @@ func (it *Item) Chat() *transcript.ChatTurn { return body[*transcript.ChatTurn](
 func (it *Item) ToolCall() *transcript.ToolCall { return body[*transcript.ToolCall](it) }
 
 // ToolResult returns the item's tool result, or nil while there is none.
+// Its Output may have been left in the session file: read it with Field.
 func (it *Item) ToolResult() *transcript.ToolResult { return body[*transcript.ToolResult](it) }
 
 // BashStart returns the item's bash_start, or nil.
 func (it *Item) BashStart() *transcript.BashStart { return body[*transcript.BashStart](it) }
 
-// BashRun returns the item's bash_run, or nil while the command runs.
+// BashRun returns the item's bash_run, or nil while the command runs. Its
+// Stdout and Stderr may have been left in the session file: read them
+// with Field.
 func (it *Item) BashRun() *transcript.BashRun { return body[*transcript.BashRun](it) }
 
 // Delegation returns the delegation start (or, for an end item or an end
 // without its start, the end).
 func (it *Item) Delegation() *transcript.Delegation {
-	if it.First != nil {
-		if d, ok := it.First.Body.(*transcript.Delegation); ok {
-			return d
-		}
-	}
-	return nil
+	d, _ := it.first.(*transcript.Delegation)
+	return d
 }
 
 // DelegationEnd returns the end of the delegation an item heads or closes.
@@ -106,10 +182,8 @@ func (it *Item) DelegationEnd() *transcript.Delegation {
 	if it.Kind == KindDelegationEnd {
 		return it.Delegation()
 	}
-	if it.Second != nil {
-		if d, ok := it.Second.Body.(*transcript.Delegation); ok {
-			return d
-		}
+	if d, ok := it.second.(*transcript.Delegation); ok {
+		return d
 	}
 	if d := it.Delegation(); d != nil && d.Phase == transcript.PhaseEnd {
 		return d
@@ -129,16 +203,11 @@ func (it *Item) ApprovalDecision() *transcript.ApprovalDecision {
 
 // body finds a body of type T in either half of an item.
 func body[T transcript.Body](it *Item) T {
-	var zero T
-	for _, ev := range []*transcript.Event{it.First, it.Second} {
-		if ev == nil {
-			continue
-		}
-		if b, ok := ev.Body.(T); ok {
-			return b
-		}
+	if b, ok := it.first.(T); ok {
+		return b
 	}
-	return zero
+	b, _ := it.second.(T)
+	return b
 }
 
 // Running reports whether the item waits for its second half: a command
@@ -180,12 +249,16 @@ func (it *Item) Failed() bool {
 // Counts summarises a timeline.
 type Counts struct {
 	Events    int
-	Turns     int
+	Turns     int // chat turns with text, as the session list counts them
 	ToolCalls int
 	Commands  int
-	Failures  int
+	Failures  int // failed commands and tool errors: what the failures filter shows
 	Approvals int
 	Malformed int
+	// CommandsFailed counts commands that failed or timed out (the session
+	// list's failures); ToolErrors tool results that report an error.
+	CommandsFailed int
+	ToolErrors     int
 }
 
 // Timeline is a session's items in display order: each item where its
@@ -193,9 +266,10 @@ type Counts struct {
 // head as one block, however their events interleave with others.
 type Timeline struct {
 	items       []*Item
-	open        map[string]*Item // first halves waiting for their second
-	delegations map[string]*Item // delegation heads by call_id
+	open        map[pairKey]*Item // first halves waiting for their second
+	delegations map[string]*Item  // delegation heads by call_id
 	nextID      int
+	backing     *backing // the file big fields are left in, if any
 
 	// Start and End are the session's start and end events, when seen.
 	Start *transcript.Event
@@ -207,7 +281,7 @@ type Timeline struct {
 
 // New returns an empty timeline.
 func New() *Timeline {
-	return &Timeline{open: map[string]*Item{}, delegations: map[string]*Item{}}
+	return &Timeline{open: map[pairKey]*Item{}, delegations: map[string]*Item{}}
 }
 
 // Len is the number of items.

@@ -334,11 +334,14 @@ func (m Model) metaLine(start *transcript.SessionStart) string {
 	}
 	c := m.tl.Counts
 	if m.partial && m.info.Events > 0 {
-		c = timeline.Counts{Turns: int(m.info.Turns), Commands: int(m.info.Commands), Failures: int(m.info.Failures)}
+		c = timeline.Counts{Turns: int(m.info.Turns), Commands: int(m.info.Commands), CommandsFailed: int(m.info.Failures)}
 	}
 	parts = append(parts, plural(c.Turns, "turn"), plural(c.Commands, "command"))
-	if c.Failures > 0 {
-		parts = append(parts, fmt.Sprintf("%d failed", c.Failures))
+	if c.CommandsFailed > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed", c.CommandsFailed))
+	}
+	if c.ToolErrors > 0 {
+		parts = append(parts, plural(c.ToolErrors, "tool error"))
 	}
 	return strings.Join(parts, " · ")
 }

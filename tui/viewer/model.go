@@ -179,13 +179,13 @@ func (m *Model) Replace(tl *timeline.Timeline, partial bool) {
 	m.rebuildVis()
 	m.sel, m.top = nil, nil
 	for _, it := range m.vis {
-		if it.First == nil {
+		if it.Kind == timeline.KindNotice {
 			continue
 		}
-		if it.First.Seq == anchorSel && m.sel == nil {
+		if it.Seq() == anchorSel && m.sel == nil {
 			m.sel = it
 		}
-		if it.First.Seq == anchorTop && m.top == nil {
+		if it.Seq() == anchorTop && m.top == nil {
 			m.top = it
 		}
 	}
@@ -301,8 +301,8 @@ func (m *Model) invalidate() {
 // itemKey identifies an item across timelines of the same session (the
 // tail shown first and the full index that replaces it).
 func itemKey(it *timeline.Item) int64 {
-	if it.First != nil {
-		return it.First.Seq
+	if it.Kind != timeline.KindNotice {
+		return it.Seq()
 	}
 	return -int64(it.ID) - 1
 }

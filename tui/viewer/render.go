@@ -89,7 +89,7 @@ func (r *renderer) render(it *timeline.Item, a args) []string {
 	case timeline.KindSessionEnd:
 		lines = r.sessionEnd(it, a)
 	case timeline.KindNotice:
-		lines = r.wrapStyled(r.st.Warn, "! "+common.Sanitize(it.Text), a.width)
+		lines = r.wrapStyled(r.st.Warn, "! "+common.Sanitize(it.Text()), a.width)
 	default:
 		lines = r.unknown(it, a)
 	}
@@ -131,7 +131,7 @@ func (r *renderer) wrapStyled(st lipgloss.Style, text string, width int) []strin
 }
 
 func (r *renderer) sessionStart(it *timeline.Item, a args) []string {
-	b, _ := it.First.Body.(*transcript.SessionStart)
+	b, _ := it.Body().(*transcript.SessionStart)
 	parts := []string{"Session started"}
 	if b != nil {
 		if b.Agent != "" {
@@ -148,7 +148,7 @@ func (r *renderer) sessionStart(it *timeline.Item, a args) []string {
 }
 
 func (r *renderer) sessionEnd(it *timeline.Item, a args) []string {
-	b, _ := it.First.Body.(*transcript.SessionEnd)
+	b, _ := it.Body().(*transcript.SessionEnd)
 	text := "Session ended"
 	if b != nil && b.Status != "" {
 		text += " · " + common.Sanitize(b.Status)
@@ -162,7 +162,7 @@ func (r *renderer) sessionEnd(it *timeline.Item, a args) []string {
 func (r *renderer) user(it *timeline.Item, a args) []string {
 	c := it.Chat()
 	head := r.st.UserRole.Render("❯ You")
-	if it.First.AgentID != "" && it.First.AgentID != transcript.MainAgent {
+	if it.SubAgent() {
 		head = r.st.UserRole.Render("❯ Task for the sub-agent")
 	}
 	lines := []string{"", r.headLine(head, r.clock(it.TS()), a.width)}
@@ -300,14 +300,26 @@ func (r *renderer) outputLines(label string, labelStyle lipgloss.Style, text str
 	return lines
 }
 
+// fieldOutput lays out one of an item's outputs under a label, or says
+// why it cannot be read back from the session file.
+func (r *renderer) fieldOutput(it *timeline.Item, f timeline.Field, label string, labelStyle lipgloss.Style, width int) []string {
+	text, err := it.Field(f)
+	if err != nil {
+		return append([]string{"  " + labelStyle.Render(label)},
+			r.wrapIndented(r.st.Notice.Render("⚠ not shown: "+common.Sanitize(err.Error())), width)...)
+	}
+	return r.outputLines(label, labelStyle, text, width)
+}
+
 func (r *renderer) unknown(it *timeline.Item, a args) []string {
 	name := "event"
-	if it.First != nil {
-		name = common.Sanitize(string(it.First.Type)) + " event"
+	ev := it.Event()
+	if ev != nil {
+		name = common.Sanitize(string(ev.Type)) + " event"
 	}
 	lines := []string{r.headLine(r.st.Muted.Render("? "+name+" (unknown kind)"), r.clock(it.TS()), a.width)}
-	if a.expanded && it.First != nil && len(it.First.Raw) > 0 {
-		lines = append(lines, r.outputLines("raw", r.st.Label, prettyJSON(it.First.Raw), a.width)...)
+	if a.expanded && ev != nil && len(ev.Raw) > 0 {
+		lines = append(lines, r.outputLines("raw", r.st.Label, prettyJSON(ev.Raw), a.width)...)
 	}
 	return lines
 }

@@ -68,9 +68,9 @@ func (r *renderer) tool(it *timeline.Item, a args) []string {
 		facts[0] += "  " + r.st.Muted.Render(export.FormatDuration(res.DurationMS))
 	}
 	outLines := 0
-	if res != nil && res.Output != "" {
-		outLines = strings.Count(strings.TrimRight(res.Output, "\n"), "\n") + 1
-		if !a.expanded {
+	if res != nil {
+		outLines = it.FieldLines(timeline.Output)
+		if outLines > 0 && !a.expanded {
 			facts = append(facts, r.st.Hint.Render("▸ "+plural(outLines, "line")))
 		}
 	}
@@ -105,10 +105,10 @@ func (r *renderer) tool(it *timeline.Item, a args) []string {
 		if res.IsError {
 			label, style = "error", r.st.ErrLabel
 		}
-		if res.Output == "" {
+		if outLines == 0 {
 			lines = append(lines, "  "+r.st.Muted.Render("(no output)"))
 		} else {
-			lines = append(lines, r.outputLines(label, style, res.Output, a.width)...)
+			lines = append(lines, r.fieldOutput(it, timeline.Output, label, style, a.width)...)
 		}
 		if res.OutputTruncated {
 			lines = append(lines, "  "+r.st.Notice.Render("⚠ the output was truncated when it was recorded"))
@@ -172,11 +172,7 @@ func (r *renderer) bash(it *timeline.Item, a args) []string {
 	}
 	outLines := 0
 	if run != nil {
-		for _, s := range []string{run.Stdout, run.Stderr} {
-			if s != "" {
-				outLines += strings.Count(strings.TrimRight(s, "\n"), "\n") + 1
-			}
-		}
+		outLines = it.FieldLines(timeline.Stdout) + it.FieldLines(timeline.Stderr)
 		switch {
 		case outLines == 0:
 			info = append(info, "no output")
@@ -196,16 +192,16 @@ func (r *renderer) bash(it *timeline.Item, a args) []string {
 	if run.Description != "" {
 		lines = append(lines, r.wrapIndented(r.st.Muted.Render("description: ")+common.Sanitize(run.Description), a.width)...)
 	}
-	if run.Stdout != "" {
-		lines = append(lines, r.outputLines("stdout", r.st.Label, run.Stdout, a.width)...)
+	if it.FieldLines(timeline.Stdout) > 0 {
+		lines = append(lines, r.fieldOutput(it, timeline.Stdout, "stdout", r.st.Label, a.width)...)
 	}
-	if run.Stderr != "" {
-		lines = append(lines, r.outputLines("stderr", r.st.ErrLabel, run.Stderr, a.width)...)
+	if it.FieldLines(timeline.Stderr) > 0 {
+		lines = append(lines, r.fieldOutput(it, timeline.Stderr, "stderr", r.st.ErrLabel, a.width)...)
 	}
 	if run.OutputTruncated {
 		note := "⚠ output truncated when it was recorded"
 		if run.OutputTruncatedBytes != nil {
-			note += fmt.Sprintf(": %s not kept", humanBytes(*run.OutputTruncatedBytes))
+			note += fmt.Sprintf(" (%s written in all)", humanBytes(*run.OutputTruncatedBytes))
 		}
 		lines = append(lines, "  "+r.st.Notice.Render(note))
 	}
@@ -245,8 +241,8 @@ func (r *renderer) delegation(it *timeline.Item, a args) []string {
 	default:
 		facts = append(facts, r.st.Muted.Render("finished"))
 	}
-	if it.Second != nil && !it.Second.TS.IsZero() {
-		facts = append(facts, r.st.Muted.Render(export.FormatDuration(it.Second.TS.Sub(it.TS()).Milliseconds())))
+	if end := it.EndTS(); !end.IsZero() {
+		facts = append(facts, r.st.Muted.Render(export.FormatDuration(end.Sub(it.TS()).Milliseconds())))
 	}
 	facts = append(facts, r.clock(it.TS()))
 	lines := []string{"", r.headLine(left, strings.Join(facts, r.st.Muted.Render(" · ")), a.width)}

@@ -77,8 +77,9 @@ func (m *Model) recomputeMatches() {
 	if m.search.query == "" {
 		return
 	}
+	search := timeline.NewSearch(m.search.query)
 	for _, it := range m.vis {
-		if it.Contains(m.search.query) {
+		if search.Match(it) {
 			m.search.matches = append(m.search.matches, it)
 		}
 	}

@@ -333,12 +333,12 @@ func (m *Model) jumpTo(it *timeline.Item, line int) {
 // it waits, else the newest that waits.
 func (m *Model) pendingApproval() *transcript.Event {
 	if m.sel != nil && m.sel.Kind == timeline.KindApproval && m.sel.Running() && m.sel.ApprovalRequest() != nil {
-		return m.sel.First
+		return m.sel.Event()
 	}
 	items := m.tl.Items()
 	for i := len(items) - 1; i >= 0; i-- {
 		if it := items[i]; it.Kind == timeline.KindApproval && it.Running() && it.ApprovalRequest() != nil {
-			return it.First
+			return it.Event()
 		}
 	}
 	return nil
