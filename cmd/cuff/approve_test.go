@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,21 +18,9 @@ import (
 // that several runs share one state directory.
 func cuffState(t *testing.T, dir, state string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(cuffBin, args...)
-	cmd.Dir = dir
 	home := t.TempDir()
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_STATE_HOME="+filepath.Join(home, ".state"), "TZ=UTC", "NO_COLOR=1", "CUFF_DIR=", "CUFF_STATE_DIR="+state)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run cuff %v: %v", args, err)
-	}
-	return result{out.String(), errOut.String(), code}
+	return cuffEnv(t, dir, "", []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".state"), "TZ=UTC", "NO_COLOR=1", "CUFF_DIR=", "CUFF_STATE_DIR=" + state}, args...)
 }
 
 // requireApprovalCommands skips when the binary does not have the approval

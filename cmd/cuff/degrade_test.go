@@ -22,17 +22,7 @@ func TestRecordingNeverStopsACommand(t *testing.T) {
 	t.Cleanup(func() { exec.Command("umount", store).Run() })
 	state := t.TempDir()
 	run := func(args ...string) result {
-		cmd := exec.Command(cuffBin, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "CUFF_STATE_DIR="+state, "HOME="+t.TempDir(), "NO_COLOR=1")
-		var out, errOut strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		return result{out.String(), errOut.String(), code}
+		return cuffEnv(t, dir, "", []string{"CUFF_STATE_DIR=" + state, "HOME=" + t.TempDir(), "NO_COLOR=1"}, args...)
 	}
 	if r := run("exec", "echo", "first"); r.code != 0 || r.stderr != "" {
 		t.Fatalf("first run: %+v", r)

@@ -280,17 +280,8 @@ func TestExecRunsWhenItCannotRecord(t *testing.T) {
 func TestExecSaysWhichVariablesItWithheld(t *testing.T) {
 	dir := gitProject(t)
 	run := func(script string) result {
-		cmd := exec.Command(cuffBin, "exec", "sh", "-c", script)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "NO_COLOR=1", "GH_TOKEN=ghp_secret", "MY_API_KEY=k")
-		var out, errOut strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		return result{out.String(), errOut.String(), code}
+		return cuffEnv(t, dir, "", []string{"HOME=" + t.TempDir(), "NO_COLOR=1", "GH_TOKEN=ghp_secret", "MY_API_KEY=k"},
+			"exec", "sh", "-c", script)
 	}
 	r := run(`echo "[$GH_TOKEN]"; exit 4`)
 	if r.code != 4 || r.stdout != "[]\n" || !strings.Contains(r.stderr, "not passed to the command: GH_TOKEN, MY_API_KEY") {

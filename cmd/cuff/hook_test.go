@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,18 +44,7 @@ func (e *hookEnv) send(event string, fields map[string]any) result {
 
 func (e *hookEnv) run(stdin string, args ...string) result {
 	e.t.Helper()
-	cmd := exec.Command(cuffBin, args...)
-	cmd.Dir = e.dir
-	cmd.Env = append(os.Environ(), "CUFF_STATE_DIR="+e.state, "HOME="+e.state, "NO_COLOR=1", "CLAUDE_PROJECT_DIR="+e.dir)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errOut strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	}
-	return result{out.String(), errOut.String(), code}
+	return cuffEnv(e.t, e.dir, stdin, []string{"CUFF_STATE_DIR=" + e.state, "HOME=" + e.state, "NO_COLOR=1", "CLAUDE_PROJECT_DIR=" + e.dir}, args...)
 }
 
 // assistant appends an assistant message to the transcript, as Claude Code writes it.

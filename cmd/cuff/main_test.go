@@ -42,14 +42,22 @@ type result struct {
 	code           int
 }
 
-// cuff runs the built binary in dir with the given stdin (may be empty).
+// cuff runs the built binary in dir with the given stdin (may be empty),
+// in a home of its own.
 func cuff(t *testing.T, dir, stdin string, args ...string) result {
+	t.Helper()
+	home := t.TempDir()
+	return cuffEnv(t, dir, stdin, []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".state"), "TZ=UTC", "NO_COLOR=1", "CUFF_DIR="}, args...)
+}
+
+// cuffEnv runs the built binary in dir with the given stdin and the
+// test's environment plus env.
+func cuffEnv(t *testing.T, dir, stdin string, env []string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(cuffBin, args...)
 	cmd.Dir = dir
-	home := t.TempDir()
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_STATE_HOME="+filepath.Join(home, ".state"), "TZ=UTC", "NO_COLOR=1", "CUFF_DIR=")
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

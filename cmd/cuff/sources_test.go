@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,18 +28,8 @@ func withAgentFolders(t *testing.T) (string, func(args ...string) result) {
 	put("../../transcript/codex/testdata/rollout-2026-01-05T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl",
 		filepath.Join(codexDir, "sessions", "2026", "01", "05", "rollout-2026-01-05T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl"))
 	return dir, func(args ...string) result {
-		cmd := exec.Command(cuffBin, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "HOME="+home, "CLAUDE_CONFIG_DIR="+claudeDir, "CODEX_HOME="+codexDir,
-			"CUFF_STATE_DIR="+filepath.Join(home, "state"), "NO_COLOR=1", "TZ=UTC")
-		var out, errOut strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		return result{out.String(), errOut.String(), code}
+		return cuffEnv(t, dir, "", []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + claudeDir, "CODEX_HOME=" + codexDir,
+			"CUFF_STATE_DIR=" + filepath.Join(home, "state"), "NO_COLOR=1", "TZ=UTC"}, args...)
 	}
 }
 
