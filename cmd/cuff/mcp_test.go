@@ -483,9 +483,11 @@ func (p *mcpProject) onlySession(t *testing.T) string {
 	return all[0].SessionID
 }
 
-func TestMCPClientDisconnectMidCall(t *testing.T) {
-	p := newMCPProject(t, "", "")
-	r := p.startRaw(t)
+// startSleeping initializes the session and calls execute (id 2) with a
+// command whose process group sleeps for two minutes; it returns that
+// group's id once the command runs.
+func (r *rawServer) startSleeping(t *testing.T) int {
+	t.Helper()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	r.send(t, rawInitialize)
 	r.readID(t, 1)
@@ -493,7 +495,13 @@ func TestMCPClientDisconnectMidCall(t *testing.T) {
 	call, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{
 		"name": "bash_recorder.execute", "arguments": map[string]any{"command": "echo $$ > " + pidFile + "; sleep 120 & sleep 120"}}})
 	r.send(t, string(call))
-	pgid := pidOf(t, pidFile)
+	return pidOf(t, pidFile)
+}
+
+func TestMCPClientDisconnectMidCall(t *testing.T) {
+	p := newMCPProject(t, "", "")
+	r := p.startRaw(t)
+	pgid := r.startSleeping(t)
 	// The client dies: both pipes close under the server, so writing the
 	// answer fails (EPIPE) and must not kill cuff before it records.
 	r.stdin.Close()
@@ -724,14 +732,7 @@ func TestMCPHugeLines(t *testing.T) {
 func TestMCPEndOfInputMidLine(t *testing.T) {
 	p := newMCPProject(t, "", "")
 	r := p.startRaw(t)
-	pidFile := filepath.Join(t.TempDir(), "pid")
-	r.send(t, rawInitialize)
-	r.readID(t, 1)
-	r.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	call, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{
-		"name": "bash_recorder.execute", "arguments": map[string]any{"command": "echo $$ > " + pidFile + "; sleep 120 & sleep 120"}}})
-	r.send(t, string(call))
-	pgid := pidOf(t, pidFile)
+	pgid := r.startSleeping(t)
 	if _, err := r.stdin.WriteString(`{"jsonrpc":"2.0","id":3,"method":"pi`); err != nil {
 		t.Fatal(err)
 	}
