@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -350,6 +351,14 @@ func (a *app) recordExportCommand() *cobra.Command {
 					return a.exportForeign(cmd.Context(), args[0], export.Format(format), output)
 				}
 				m, err := s.Find(args[0])
+				var nf *session.NotFoundError
+				var bad *session.InvalidIDError
+				if errors.As(err, &nf) || errors.As(err, &bad) {
+					// not one of cuff's: perhaps a part of a Claude Code or Codex session's id
+					if info, _, ferr := a.resolveSession(cmd.Context(), args[0]); ferr == nil && info.Source != "" && info.Source != session.NativeSourceName {
+						return a.exportForeign(cmd.Context(), info.ID, export.Format(format), output)
+					}
+				}
 				if err != nil {
 					return err
 				}

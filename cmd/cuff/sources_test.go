@@ -108,6 +108,12 @@ func TestForeignSessionsByPartialID(t *testing.T) {
 			t.Errorf("record show %s: %+v", id, r)
 		}
 	}
+	for _, id := range []string{"11111111", "11111111-2222-4333-8444-555555555555"} {
+		r := run("record", "export", id, "--format", "markdown")
+		if r.code != 0 || !strings.Contains(r.stdout, "claude:11111111-2222-4333-8444-555555555555") {
+			t.Errorf("record export %s: %+v", id, r)
+		}
+	}
 	r := run("record", "show", "codex:1111")
 	if r.code == 0 || !strings.Contains(r.stderr, "not found") {
 		t.Errorf("a part of a claude id under codex: %+v", r)
