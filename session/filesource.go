@@ -34,7 +34,7 @@ func NewFileSource(path string) (*FileSource, error) {
 	f := &FileSource{path: abs, id: strings.TrimSuffix(filepath.Base(abs), ".jsonl")}
 	file, err := os.Open(abs)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err // *fs.PathError: "open PATH: why"
 	}
 	defer file.Close()
 	head := make([]byte, headBytes)

@@ -392,7 +392,7 @@ func (f *FolderSource) Read(ctx context.Context, id string, fn func(*transcript.
 	}
 	file, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
+		return err // *fs.PathError: "open PATH: why"
 	}
 	defer file.Close()
 	size := int64(-1)

@@ -109,7 +109,7 @@ func readAll(ctx context.Context, t feed.Target) ([]*transcript.Event, error) {
 	case t.Path != "":
 		f, err := os.Open(t.Path)
 		if err != nil {
-			return nil, fmt.Errorf("open %s: %w", t.Path, err)
+			return nil, err // *fs.PathError: "open PATH: why"
 		}
 		defer f.Close()
 		if _, err := session.ReadAll(f, collect); err != nil {
