@@ -229,6 +229,14 @@ func TestRunsShowPruneStats(t *testing.T) {
 	if rows = runsJSON(t, dir); len(rows) != 2 {
 		t.Errorf("append after prune: %v", rows)
 	}
+	// one run, by the id runs list shows
+	r = cuff(t, dir, "", "runs", "prune", "--run-id", rows[0]["id"].(string), "--force")
+	if !strings.Contains(r.stdout, "Deleted 1 run ") {
+		t.Errorf("prune by the run's own id: %+v", r)
+	}
+	if rows = runsJSON(t, dir); len(rows) != 1 || rows[0]["run_id"] != "keep" {
+		t.Errorf("after pruning one run: %v", rows)
+	}
 }
 
 func TestExecUseShellSetting(t *testing.T) {

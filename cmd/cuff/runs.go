@@ -323,7 +323,9 @@ func (a *app) runsPruneCommand() *cobra.Command {
 				return err
 			}
 			drop := func(_ string, ev *transcript.Event, _ *transcript.BashRun) bool {
-				return (cutoff.IsZero() || ev.TS.Before(cutoff)) && (runID == "" || ev.RunID == runID)
+				// --run-id is the correlation id (cuff exec --run-id), or one run's
+				// own id as runs list shows it (e_<session>_<seq>)
+				return (cutoff.IsZero() || ev.TS.Before(cutoff)) && (runID == "" || ev.RunID == runID || ev.ID == runID)
 			}
 			plan, err := s.PruneRuns(drop, true)
 			if err != nil {
