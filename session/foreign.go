@@ -307,20 +307,34 @@ func startInfo(ev *transcript.Event, info *Info) bool {
 func lastTime(tail []byte, floor time.Time) time.Time {
 	latest := floor
 	for _, line := range bytes.Split(tail, []byte{'\n'}) {
-		i := bytes.Index(line, []byte(`"timestamp":"`))
-		if i < 0 {
-			continue
-		}
-		rest := line[i+len(`"timestamp":"`):]
-		j := bytes.IndexByte(rest, '"')
-		if j < 0 {
-			continue
-		}
-		if t := stream.ParseTime(string(rest[:j])); t.After(latest) {
+		if t, ok := timestampIn(line); ok && t.After(latest) {
 			latest = t
 		}
 	}
 	return latest
+}
+
+// timestampIn finds the first "timestamp" field's time in a JSON line,
+// however it is spaced ("timestamp":"…" or "timestamp": "…").
+func timestampIn(line []byte) (time.Time, bool) {
+	for {
+		i := bytes.Index(line, []byte(`"timestamp"`))
+		if i < 0 {
+			return time.Time{}, false
+		}
+		rest := bytes.TrimLeft(line[i+len(`"timestamp"`):], " \t")
+		if len(rest) > 0 && rest[0] == ':' {
+			rest = bytes.TrimLeft(rest[1:], " \t")
+			if len(rest) > 0 && rest[0] == '"' {
+				if j := bytes.IndexByte(rest[1:], '"'); j >= 0 {
+					if t := stream.ParseTime(string(rest[1 : j+1])); !t.IsZero() {
+						return t, true
+					}
+				}
+			}
+		}
+		line = line[i+len(`"timestamp"`):]
+	}
 }
 
 // count decodes a whole file to fill in exact counts.

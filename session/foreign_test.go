@@ -246,3 +246,32 @@ func TestForeignStatusIsNotCachedLive(t *testing.T) {
 		t.Errorf("two hours later: %+v %v", infos, err)
 	}
 }
+
+func TestTimestampInAnySpacing(t *testing.T) {
+	want := time.Date(2026, 3, 1, 10, 2, 7, 0, time.UTC)
+	for _, line := range []string{
+		`{"type":"user","timestamp":"2026-03-01T10:02:07.000Z"}`,
+		`{"type": "user", "timestamp": "2026-03-01T10:02:07.000Z"}`,
+		`{"note":"the \"timestamp\" word","timestamp" :	"2026-03-01T10:02:07Z"}`,
+	} {
+		if got, ok := timestampIn([]byte(line)); !ok || !got.Equal(want) {
+			t.Errorf("%s: %v %v", line, got, ok)
+		}
+	}
+	for _, line := range []string{`{"timestamp":12}`, `{"timestamp"`, `{"x":"y"}`, `"timestamp": "not a time"`} {
+		if got, ok := timestampIn([]byte(line)); ok {
+			t.Errorf("%s: %v", line, got)
+		}
+	}
+}
+
+func FuzzTimestampIn(f *testing.F) {
+	for _, s := range []string{`{"timestamp":"2026-03-01T10:02:07Z"}`, `{"timestamp": "x"}`, `"timestamp":`, `"timestamp" : "`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if got, ok := timestampIn(line); ok && got.IsZero() {
+			t.Fatalf("found a zero time in %q", line)
+		}
+	})
+}
