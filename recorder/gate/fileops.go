@@ -178,7 +178,12 @@ func (c *call) chmod() {
 		}
 		n = n[1:]
 	}
+	recursive := ops.has("-R", "--recursive")
 	for _, x := range n {
+		if rel, ok := c.a.relOf(x, true); ok && recursive && (rel == "." || rel == "*" && x.glob) {
+			c.risky("destructive: " + c.name + " -R " + x.val + " changes the whole workspace, .git and .cuff included")
+			return
+		}
 		if !c.a.where(x).writable() || isRootLike(x.val) {
 			c.risky("destructive: " + c.name + " changes " + x.val + ", outside the workspace")
 			return
