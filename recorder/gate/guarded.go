@@ -89,6 +89,9 @@ func guardedComp(comp string, pattern, top bool) string {
 	if !top && !strings.HasPrefix(comp, ".") {
 		return ""
 	}
+	if unmatchable(comp) {
+		return ".git" // a class path.Match does not know may match them: assume it does
+	}
 	pat := strings.ReplaceAll(comp, "[!", "[^")
 	for _, g := range guardedDirs() {
 		if ok, err := path.Match(pat, g); ok || err != nil {
@@ -154,6 +157,9 @@ func (a *analysis) linksGuarded(x arg) string {
 // safeFindName reports a find -name (or, with fold, -iname) pattern that
 // matches nothing the guarded directories hold.
 func safeFindName(pat string, fold bool) bool {
+	if unmatchable(pat) {
+		return false
+	}
 	if fold {
 		pat = strings.ToLower(pat)
 	}
@@ -289,4 +295,12 @@ func findAction(v string) bool {
 		return true
 	}
 	return false
+}
+
+// unmatchable reports a glob that path.Match would read differently from
+// the shell's fnmatch: POSIX classes ([[:punct:]], [[=a=]], [[.-.]]) and
+// backslash escapes. What such a glob matches is not worked out; callers
+// assume the worst.
+func unmatchable(glob string) bool {
+	return strings.Contains(glob, "\\") || strings.Contains(glob, "[:") || strings.Contains(glob, "[=") || strings.Contains(glob, "[.")
 }
