@@ -467,3 +467,25 @@ func BenchmarkIndexMemory(b *testing.B) {
 	b.ReportMetric(float64(len(data))/(1<<20), "file-MB")
 	b.ReportMetric(float64(heap)/float64(len(data)), "heap/file")
 }
+
+// TestReadTailUnfinishedLineLongerThanTheCap: a file that ends in a line
+// longer than tailMaxRead (here a sparse stretch of zero bytes) gives no
+// tail, starts indexing and following where that line starts, and never
+// reads the whole file at once.
+func TestReadTailUnfinishedLineLongerThanTheCap(t *testing.T) {
+	head := fixture.JSONL(fixture.Session().Events[:3])
+	path := writeFile(t, head)
+	if err := os.Truncate(path, int64(len(head))+tailMaxRead+(8<<20)); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	start, end, lines, err := readTail(f, fi.Size())
+	if err != nil || start != int64(len(head)) || end != start || len(lines) != 0 {
+		t.Fatalf("readTail = %d, %d, %d lines, %v; want %d, %d, none", start, end, len(lines), err, len(head), len(head))
+	}
+}

@@ -105,6 +105,16 @@ func readTail(file *os.File, size int64) (start, end int64, lines [][]byte, err 
 			if from == 0 {
 				return 0, 0, nil, nil // one unfinished line: follow from the start
 			}
+			if chunk >= tailMaxRead {
+				// The file ends in a line longer than tailMaxRead, still being
+				// written: show no tail, index what comes before it, and follow
+				// from its start.
+				nl, err := lastNewline(file, from)
+				if err != nil {
+					return 0, 0, nil, err
+				}
+				return nl, nl, nil, nil
+			}
 			continue
 		}
 		body := buf[:last+1]
@@ -126,6 +136,24 @@ func readTail(file *os.File, size int64) (start, end int64, lines [][]byte, err 
 			return from + int64(first), from + int64(last) + 1, lines, nil
 		}
 	}
+}
+
+// lastNewline is the offset just past the last newline before offset
+// before, 0 when there is none; it reads backwards a piece at a time.
+func lastNewline(file *os.File, before int64) (int64, error) {
+	buf := make([]byte, tailFirstRead)
+	for end := before; end > 0; {
+		from := max(0, end-int64(len(buf)))
+		piece := buf[:end-from]
+		if _, err := file.ReadAt(piece, from); err != nil && !errors.Is(err, io.EOF) {
+			return 0, fmt.Errorf("read %s: %w", file.Name(), err)
+		}
+		if i := bytes.LastIndexByte(piece, '\n'); i >= 0 {
+			return from + int64(i) + 1, nil
+		}
+		end = from
+	}
+	return 0, nil
 }
 
 // pushLines decodes lines and pushes their events. whole tells whether the

@@ -122,3 +122,26 @@ func TestItemTime(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexFoldStaysInTheString: a non-ASCII query is found at an offset
+// of s itself, however lower-casing changes byte lengths.
+func TestIndexFoldStaysInTheString(t *testing.T) {
+	for _, c := range []struct {
+		s, q string
+		want int
+	}{
+		{"ȺȺȺé", "é", 6},
+		{"İİ café", "é", 8},
+		{"ÉCOLE école", "é", 0},
+		{"nothing here", "é", -1},
+		{"é", "éé", -1},
+	} {
+		got := IndexFold(c.s, c.q)
+		if got != c.want {
+			t.Errorf("IndexFold(%q, %q) = %d, want %d", c.s, c.q, got, c.want)
+		}
+		if got >= 0 && got+len(c.q) > len(c.s) {
+			t.Errorf("IndexFold(%q, %q) = %d runs past the string", c.s, c.q, got)
+		}
+	}
+}

@@ -214,7 +214,7 @@ func index(s, query string, fold bool) int {
 	}
 	q0, size := utf8.DecodeRuneInString(query)
 	if q0 >= utf8.RuneSelf || size != 1 {
-		return strings.Index(strings.ToLower(s), strings.ToLower(query))
+		return indexFoldRunes(s, query)
 	}
 	return indexFold(s, query, byte(unicode.ToLower(q0)), byte(unicode.ToUpper(q0)), strings.IndexByte, strings.EqualFold)
 }
@@ -260,7 +260,7 @@ func indexBytes(s, query []byte, fold bool) int {
 	}
 	q0, size := utf8.DecodeRune(query)
 	if q0 >= utf8.RuneSelf || size != 1 {
-		return bytes.Index(bytes.ToLower(s), bytes.ToLower(query))
+		return indexFoldRunes(string(s), string(query))
 	}
 	return indexFold(s, query, byte(unicode.ToLower(q0)), byte(unicode.ToUpper(q0)), bytes.IndexByte, bytes.EqualFold)
 }
@@ -272,4 +272,19 @@ func IndexFold(s, query string) int {
 		return -1
 	}
 	return index(s, query, !hasUpper(query))
+}
+
+// indexFoldRunes finds query in s ignoring case, for a query that starts
+// with a non-ASCII letter. It compares at each rune of s, so the offset it
+// returns is one in s, and s[i:i+len(query)] is in range (lower-casing
+// all of s first could change its length: Ⱥ is 2 bytes, ⱥ 3).
+func indexFoldRunes(s, query string) int {
+	for i := 0; i+len(query) <= len(s); {
+		if strings.EqualFold(s[i:i+len(query)], query) {
+			return i
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return -1
 }
