@@ -151,6 +151,18 @@ func (s *mdSession) settle(n int32, second *transcript.Event) error {
 		}
 		s.queue = s.queue[1:]
 	}
+	if len(s.queue) > 2*len(s.waiting)+64 {
+		// A call that never got its result keeps the queue's head: drop
+		// the settled entries behind it, so the queue stays as long as
+		// what is waiting.
+		kept := s.queue[:0:0]
+		for _, q := range s.queue {
+			if _, ok := s.waiting[q]; ok {
+				kept = append(kept, q)
+			}
+		}
+		s.queue = kept
+	}
 	return s.render(n, h.ev, second)
 }
 
