@@ -371,6 +371,12 @@ func screen(line []byte) screened {
 	if err != nil {
 		return screened{reject: &rejection{id: requestID(line), code: jsonrpc.CodeInvalidRequest, message: "Invalid Request: " + err.Error()}}
 	}
+	if r, ok := m.(*jsonrpc.Response); ok && r.Result == nil && r.Error == nil {
+		// Neither a request (no method) nor a response (no result, no
+		// error): the SDK would drop it without a word.
+		return screened{reject: &rejection{code: jsonrpc.CodeInvalidRequest,
+			message: "Invalid Request: a message has a method (a request or notification), or a result or an error (a response)"}}
+	}
 	return screened{msg: line, parsed: m}
 }
 

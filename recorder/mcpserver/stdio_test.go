@@ -68,6 +68,10 @@ func TestScreen(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, jsonrpc.CodeInvalidRequest, "null"},
 		// A broken response: its id is the client's call's, never echoed.
 		{`{"jsonrpc":"1.0","id":4,"result":{}}`, jsonrpc.CodeInvalidRequest, "null"},
+		// Neither a method nor a result or an error.
+		{`{"jsonrpc":"2.0","id":4}`, jsonrpc.CodeInvalidRequest, "null"},
+		{`{"jsonrpc":"2.0","id":4,"result":{}}`, 0, ""},
+		{`{"jsonrpc":"2.0","id":4,"error":{"code":-1,"message":"no"}}`, 0, ""},
 		{lineSeeds[len(lineSeeds)-1], jsonrpc.CodeInvalidRequest, "5"}, // nested deeper than the SDK decodes
 	} {
 		sc := screen([]byte(c.line))
