@@ -370,7 +370,7 @@ func (m Model) Status() string {
 		parts = append(parts, m.st.NewBelow.Render(fmt.Sprintf("%d new ↓", n)))
 	}
 	switch {
-	case m.follow && m.live:
+	case m.follow && m.live && m.tl.End == nil && !m.removed: // an ended or removed session has nothing more to follow
 		parts = append(parts, m.st.Live.Render("following"))
 	case m.paused:
 		parts = append(parts, m.st.Muted.Render("paused"))

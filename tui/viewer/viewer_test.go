@@ -440,3 +440,25 @@ func bigEvents(tb testing.TB, n int) []*transcript.Event {
 }
 
 func itoa(n int) string { return fmt.Sprintf("%dk", n/1000) }
+
+// TestFollowingEndsWithTheSession: a live session shows "following" until
+// its end arrives.
+func TestFollowingEndsWithTheSession(t *testing.T) {
+	events := fixture.Session().Events
+	last := len(events) - 1
+	if _, ok := events[last].Body.(*transcript.SessionEnd); !ok {
+		t.Fatalf("the fixture does not end with session_end: %s", events[last].Type)
+	}
+	m := New(styles.New(true), keys.DefaultKeyMap(), time.UTC, testNow)
+	m.SetSize(100, 12)
+	m.Open(1, session.Info{ID: fixture.ID, Live: true})
+	m.SetLive(true) // as the app does for a followed session
+	m.Append(events[:last])
+	if !strings.Contains(ansi.Strip(m.Status()), "following") {
+		t.Fatalf("a live session: %q", ansi.Strip(m.Status()))
+	}
+	m.Append(events[last:])
+	if strings.Contains(ansi.Strip(m.Status()), "following") {
+		t.Errorf("an ended session still says following: %q", ansi.Strip(m.Status()))
+	}
+}
