@@ -140,14 +140,7 @@ func (a *analysis) linksGuarded(x arg) string {
 		}
 	}
 	if a.where(x) == pathOutside {
-		p := x.val
-		switch {
-		case strings.HasPrefix(p, "~"):
-			p = a.g.home + p[1:]
-		case !strings.HasPrefix(p, "/"):
-			p = a.cwd + "/" + p
-		}
-		if pr := a.g.protectedDir(path.Clean(p)); pr != "" {
+		if pr := a.g.protectedDir(a.absolute(x.val)); pr != "" {
 			return "in " + pr + ", which holds the agent's or cuff's own settings"
 		}
 	}

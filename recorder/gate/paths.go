@@ -165,18 +165,23 @@ func (a *analysis) relOf(x arg, glob bool) (string, bool) {
 	if x.dyn || x.proc || x.glob && !glob || a.where(x) != pathInside {
 		return "", false
 	}
-	p := x.val
+	p := a.absolute(x.val)
+	if p == a.g.root {
+		return ".", true
+	}
+	return strings.TrimPrefix(p, a.g.root+"/"), true
+}
+
+// absolute is the clean absolute path of a static path word: ~ is the
+// home folder, a relative path is taken from the working directory.
+func (a *analysis) absolute(p string) string {
 	switch {
 	case strings.HasPrefix(p, "~"):
 		p = a.g.home + p[1:]
 	case !strings.HasPrefix(p, "/"):
 		p = a.cwd + "/" + p
 	}
-	p = path.Clean(p)
-	if p == a.g.root {
-		return ".", true
-	}
-	return strings.TrimPrefix(p, a.g.root+"/"), true
+	return path.Clean(p)
 }
 
 // controlFile reports workspace files that make tools run commands later
