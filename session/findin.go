@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -59,4 +60,30 @@ func (e *ForeignNotFoundError) Error() string { return fmt.Sprintf("Session '%s'
 // Hint tells the user the way out.
 func (e *ForeignNotFoundError) Hint() string {
 	return "Hint: Use 'cuff record list --source all' to see the sessions of cuff, Claude Code and Codex"
+}
+
+// FindAny finds a session by its id or any unique part of it: first among
+// the store's own (when id has no source prefix), then among the other
+// sources' (FindIn). When neither knows it, the store's error is the one
+// returned for an id without a prefix (not found, or not an id at all).
+func FindAny(ctx context.Context, s *Store, others []Source, id string) (Info, Source, error) {
+	var nativeErr error
+	if !strings.Contains(id, ":") {
+		m, err := s.Find(id)
+		if err == nil {
+			return s.InfoOf(m), s.Source(), nil
+		}
+		var nf *NotFoundError
+		var bad *InvalidIDError
+		if !errors.As(err, &nf) && !errors.As(err, &bad) || id == "" {
+			return Info{}, nil, err
+		}
+		nativeErr = err // not one of cuff's: perhaps a Claude Code or Codex session
+	}
+	info, src, err := FindIn(ctx, others, id)
+	var fnf *ForeignNotFoundError
+	if errors.As(err, &fnf) && nativeErr != nil {
+		return Info{}, nil, nativeErr
+	}
+	return info, src, err
 }

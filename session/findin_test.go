@@ -3,7 +3,9 @@ package session
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/cuff-dev/cuff/transcript"
 )
@@ -51,5 +53,31 @@ func TestFindIn(t *testing.T) {
 		if _, _, err := FindIn(context.Background(), sources, id); !errors.As(err, &nf) {
 			t.Errorf("%s: %v, want not found", id, err)
 		}
+	}
+}
+
+func TestFindAny(t *testing.T) {
+	s := Open(filepath.Join(t.TempDir(), DirName))
+	s.NoSync = true
+	w, err := s.Create(&transcript.SessionStart{Agent: "test"}, time.Date(2026, 1, 18, 14, 30, 52, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Detach()
+	others := []Source{listed{"claude", []string{"fe5e1c67-53e7-4862-81ae-d0e013e3270b"}}}
+	ctx := context.Background()
+	if info, src, err := FindAny(ctx, s, others, "143052"); err != nil || info.ID != w.ID() || src.Name() != NativeSourceName {
+		t.Errorf("a part of cuff's id: %+v %v", info, err)
+	}
+	if info, src, err := FindAny(ctx, s, others, "fe5e1c67"); err != nil || src.Name() != "claude" || info.ID != "claude:fe5e1c67-53e7-4862-81ae-d0e013e3270b" {
+		t.Errorf("a part of a foreign id: %+v %v", info, err)
+	}
+	var nf *NotFoundError
+	if _, _, err := FindAny(ctx, s, others, "999999"); !errors.As(err, &nf) {
+		t.Errorf("found nowhere: %v, want the store's not-found error", err)
+	}
+	var bad *InvalidIDError
+	if _, _, err := FindAny(ctx, s, others, "../../etc/passwd"); !errors.As(err, &bad) {
+		t.Errorf("not an id: %v, want the store's invalid-id error", err)
 	}
 }

@@ -108,27 +108,10 @@ func (a *app) resolveWatch(ctx context.Context, s *session.Store, sources []sess
 			hint: "Hint: Give the path of a .jsonl session file, or a session id from 'cuff record list'",
 		}
 	}
-	var nativeErr error // why arg names none of cuff's own sessions
-	if !strings.Contains(arg, ":") {
-		if info, ok := quickFind(s, arg); ok {
-			return info, nil
-		}
-		m, err := s.Find(arg)
-		if err == nil {
-			return s.InfoOf(m), nil
-		}
-		var nf *session.NotFoundError
-		var bad *session.InvalidIDError
-		if !errors.As(err, &nf) && !errors.As(err, &bad) {
-			return session.Info{}, err
-		}
-		nativeErr = err
+	if info, ok := quickFind(s, arg); ok {
+		return info, nil
 	}
-	info, _, err := session.FindIn(ctx, sources[1:], arg) // Claude Code and Codex: claude:<uuid>, or a part
-	var fnf *session.ForeignNotFoundError
-	if errors.As(err, &fnf) && nativeErr != nil {
-		return session.Info{}, nativeErr // as the store says it: not found, or not an id at all
-	}
+	info, _, err := session.FindAny(ctx, s, sources[1:], arg) // sources[1:]: Claude Code and Codex
 	return info, err
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -114,39 +113,21 @@ func (a *app) resolveSession(ctx context.Context, id string) (session.Info, func
 	if err != nil {
 		return session.Info{}, nil, err
 	}
-	var nativeErr error // why id names none of cuff's own sessions
-	if !strings.Contains(id, ":") {
-		m, err := s.Find(id)
-		if err == nil {
-			return s.InfoOf(m), func(fn func(*transcript.Event) error) error {
-				_, err := s.ReadEvents(m.SessionID, fn)
-				return err
-			}, nil
-		}
-		var nf *session.NotFoundError
-		var bad *session.InvalidIDError
-		if !errors.As(err, &nf) && !errors.As(err, &bad) || id == "" {
-			return session.Info{}, nil, err
-		}
-		nativeErr = err // not one of cuff's: perhaps a Claude Code or Codex session
-	}
 	folders := a.foreignSources()
-	sources := make([]session.Source, len(folders))
+	others := make([]session.Source, len(folders))
 	for i, f := range folders {
-		sources[i] = f
+		others[i] = f
 	}
-	info, src, err := session.FindIn(ctx, sources, id)
-	var nf *session.ForeignNotFoundError
-	if errors.As(err, &nf) && nativeErr != nil {
-		return session.Info{}, nil, nativeErr // as the store says it: not found, or not an id at all
-	}
+	info, src, err := session.FindAny(ctx, s, others, id)
 	if err != nil {
 		return session.Info{}, nil, err
 	}
-	f := src.(*session.FolderSource)
-	filled := []session.Info{info}
-	_ = f.Fill(ctx, filled)
-	return filled[0], func(fn func(*transcript.Event) error) error { return f.Read(ctx, info.ID, fn) }, nil
+	if f, ok := src.(*session.FolderSource); ok {
+		filled := []session.Info{info}
+		_ = f.Fill(ctx, filled) // exact counts for what a foreign listing left as "?"
+		info = filled[0]
+	}
+	return info, func(fn func(*transcript.Event) error) error { return src.Read(ctx, info.ID, fn) }, nil
 }
 
 // exportForeign exports one Claude Code or Codex session, decoded from its
