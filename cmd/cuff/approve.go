@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cuff-dev/cuff/cmd/cuff/internal/report"
+	"github.com/cuff-dev/cuff/internal/workspace"
 	"github.com/cuff-dev/cuff/recorder/approval"
-	"github.com/cuff-dev/cuff/report"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
-	"github.com/cuff-dev/cuff/workspace"
 	"github.com/spf13/cobra"
 )
 

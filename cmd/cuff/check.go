@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cuff-dev/cuff/cmd/cuff/internal/report"
 	"github.com/cuff-dev/cuff/recorder/gate"
-	"github.com/cuff-dev/cuff/report"
 	"github.com/spf13/cobra"
 )
 

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"github.com/cuff-dev/cuff/internal/settings"
 	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/recorder/runner"
-	"github.com/cuff-dev/cuff/settings"
 )
 
 // settings returns the project's settings (defaults until a store is opened).

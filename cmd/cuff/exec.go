@@ -12,11 +12,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cuff-dev/cuff/cmd/cuff/internal/report"
+	"github.com/cuff-dev/cuff/internal/settings"
 	"github.com/cuff-dev/cuff/recorder"
 	"github.com/cuff-dev/cuff/recorder/runner"
-	"github.com/cuff-dev/cuff/report"
 	"github.com/cuff-dev/cuff/session"
-	"github.com/cuff-dev/cuff/settings"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/cuff-dev/cuff/transcript/redact"
 	"github.com/spf13/cobra"

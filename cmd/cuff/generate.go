@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/cuff-dev/cuff/cmd/cuff/internal/report"
 	"github.com/cuff-dev/cuff/export"
 	"github.com/cuff-dev/cuff/recorder/gate"
-	"github.com/cuff-dev/cuff/report"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/spf13/cobra"
 )

@@ -14,9 +14,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/cuff-dev/cuff/applog"
+	"github.com/cuff-dev/cuff/cmd/cuff/internal/report"
+	"github.com/cuff-dev/cuff/internal/applog"
 	"github.com/cuff-dev/cuff/recorder/claudehook"
-	"github.com/cuff-dev/cuff/report"
 	"github.com/spf13/cobra"
 )
 

@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/cuff-dev/cuff/report"
+	"github.com/cuff-dev/cuff/cmd/cuff/internal/report"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/cuff-dev/cuff/transcript/foreign"

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cuff-dev/cuff/internal/settings"
 	"github.com/cuff-dev/cuff/recorder/scripts"
 	"github.com/cuff-dev/cuff/session"
-	"github.com/cuff-dev/cuff/settings"
 	"github.com/spf13/cobra"
 )
 

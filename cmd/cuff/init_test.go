@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cuff-dev/cuff/settings"
+	"github.com/cuff-dev/cuff/internal/settings"
 )
 
 func TestInitCreatesThePrivateStoreSettingsAndGitignore(t *testing.T) {

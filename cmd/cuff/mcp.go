@@ -9,10 +9,10 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/cuff-dev/cuff/applog"
+	"github.com/cuff-dev/cuff/internal/applog"
+	"github.com/cuff-dev/cuff/internal/settings"
 	"github.com/cuff-dev/cuff/recorder/mcpserver"
 	"github.com/cuff-dev/cuff/recorder/runner"
-	"github.com/cuff-dev/cuff/settings"
 	"github.com/spf13/cobra"
 )
 

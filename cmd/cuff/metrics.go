@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 
-	"github.com/cuff-dev/cuff/metrics"
-	"github.com/cuff-dev/cuff/report"
+	"github.com/cuff-dev/cuff/cmd/cuff/internal/report"
+	"github.com/cuff-dev/cuff/session/metrics"
 	"github.com/spf13/cobra"
 )
 

@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cuff-dev/cuff/cmd/cuff/internal/report"
 	"github.com/cuff-dev/cuff/export"
-	"github.com/cuff-dev/cuff/report"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/spf13/cobra"

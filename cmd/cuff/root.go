@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/colorprofile"
-	"github.com/cuff-dev/cuff/applog"
+	"github.com/cuff-dev/cuff/internal/applog"
+	"github.com/cuff-dev/cuff/internal/workspace"
 	"github.com/cuff-dev/cuff/session"
-	"github.com/cuff-dev/cuff/workspace"
 	"github.com/spf13/cobra"
 )
 

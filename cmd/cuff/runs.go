@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cuff-dev/cuff/report"
+	"github.com/cuff-dev/cuff/cmd/cuff/internal/report"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/spf13/cobra"

@@ -13,11 +13,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cuff-dev/cuff/cmd/cuff/internal/report"
+	"github.com/cuff-dev/cuff/internal/settings"
 	"github.com/cuff-dev/cuff/recorder"
 	"github.com/cuff-dev/cuff/recorder/runner"
 	"github.com/cuff-dev/cuff/recorder/scripts"
-	"github.com/cuff-dev/cuff/report"
-	"github.com/cuff-dev/cuff/settings"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/spf13/cobra"
 )

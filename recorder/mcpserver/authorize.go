@@ -8,10 +8,10 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/cuff-dev/cuff/internal/settings"
 	"github.com/cuff-dev/cuff/recorder"
 	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/recorder/gate"
-	"github.com/cuff-dev/cuff/settings"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cuff-dev/cuff/metrics"
 	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/session/metrics"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cuff-dev/cuff/internal/settings"
 	"github.com/cuff-dev/cuff/recorder/approval"
-	"github.com/cuff-dev/cuff/settings"
 	"github.com/fsnotify/fsnotify"
 )
 

@@ -26,9 +26,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cuff-dev/cuff/internal/settings"
 	"github.com/cuff-dev/cuff/recorder/runner"
 	"github.com/cuff-dev/cuff/session"
-	"github.com/cuff-dev/cuff/settings"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cuff-dev/cuff/settings"
+	"github.com/cuff-dev/cuff/internal/settings"
 )
 
 // DefaultTimeout is how long a script may run when neither the request nor

@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cuff-dev/cuff/internal/settings"
 	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/recorder/gate"
 	"github.com/cuff-dev/cuff/session"
-	"github.com/cuff-dev/cuff/settings"
 	"github.com/cuff-dev/cuff/transcript/redact"
 )
 
