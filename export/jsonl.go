@@ -1,5 +1,5 @@
-// Package export turns recorded sessions into files people and tools read:
-// JSON, JSONL and, later, markdown, CSV, SQLite and HTML.
+// Package export owns turning sessions into files (markdown, JSON, CSV, SQLite, HTML) and recordings into policy.
+// It may import session, transcript and recorder/gate; never tui or cmd.
 package export
 
 import (

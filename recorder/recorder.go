@@ -1,6 +1,5 @@
-// Package recorder produces events: it records the runs of commands that
-// cuff runs itself into the session their grouping mode chooses, and keeps
-// running commands when recording fails.
+// Package recorder owns producing events: it records the runs cuff starts (runner, gate, approval, hooks, MCP below it).
+// It may import session, transcript, assets and internal; never export, tui or cmd.
 package recorder
 
 import (

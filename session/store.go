@@ -1,7 +1,5 @@
-// Package session keeps recorded sessions: the store layout, session ids,
-// meta and index files, listing, partial-id lookup, statistics, retention
-// and live follow. The Source interface lets the TUI list and read the
-// native store and foreign transcript folders alike.
+// Package session owns where sessions live: store, ids, index and meta, listing, lookup, stats, follow, Source.
+// It may import transcript only; never recorder, export, tui or cmd.
 package session
 
 import (

@@ -1,6 +1,5 @@
-// Package transcript is cuff's event model: one Go type per event kind of
-// schema v1, a JSON codec that keeps every event's raw bytes, a tolerant
-// streaming reader and a durable appender. It imports nothing of the project.
+// Package transcript owns cuff's event model: the event types, their JSON codec, the reader and the appender.
+// It imports nothing of cuff; its sub-packages (redact, claude, codex, foreign) import only transcript and each other.
 package transcript
 
 import (

@@ -1,6 +1,5 @@
-// Package tui is cuff's terminal UI: the session list, the session view
-// with live follow, search and export, and the approval prompt. One root
-// Model owns the pages and the dialog stack and routes every message.
+// Package tui owns the terminal UI: one root Model routes every message to the list, the session view and dialogs.
+// It may import export, session, transcript, recorder/gate and recorder/approval; it never writes a recording itself.
 package tui
 
 import (

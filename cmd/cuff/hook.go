@@ -56,7 +56,7 @@ cannot read the project's settings or policy, a shell command gets "ask" with th
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if args[0] != "claude" {
 				return &usageError{msg: fmt.Sprintf("cuff has hooks for claude only, not %q", args[0]),
-					hint: "Hint: For other agents use 'cuff mcp' (see the README)"}
+					hint: "Hint: For other agents use 'cuff mcp' (see docs/agents.md)"}
 			}
 			if user && project {
 				return &usageError{msg: "--user and --project exclude each other", hint: "Hint: Give one of them"}
