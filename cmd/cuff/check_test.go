@@ -15,10 +15,14 @@ func TestCheckExplainsEveryPart(t *testing.T) {
 		!strings.Contains(r.stdout, "allow_rule git status") {
 		t.Errorf("%+v", r)
 	}
-	for cmd, want := range map[string]int{"ls -la": 0, "go test ./...": 0, "curl x": 1, "rm -rf /": 1} {
+	for cmd, want := range map[string]int{"ls -la": 0, "go test ./...": 3, "curl x": 1, "rm -rf /": 1} {
 		if r := cuff(t, dir, "", "check", cmd); r.code != want {
 			t.Errorf("check %q: exit %d, want %d\n%s", cmd, r.code, want, r.stdout)
 		}
+	}
+	// Tests run the project's code: allowed only in the sandbox.
+	if r := cuff(t, dir, "", "check", "--sandboxed", "go test ./..."); r.code != 0 || !strings.Contains(r.stdout, "in the sandbox") {
+		t.Errorf("check --sandboxed: %+v", r)
 	}
 	for _, input := range []string{"ls", "$(", "'unclosed", "", "a |", "\x01\x1b[31m"} {
 		r := cuff(t, dir, "", "check", "--format", "json", "--", input)

@@ -45,6 +45,10 @@ type Options struct {
 	NoWatcher   string
 	CuffVersion string
 	Now         func() time.Time
+	// Sandboxed says the commands the hook allows run in cuff's sandbox
+	// (gate.Input.Sandboxed); without it, a command that runs code the agent
+	// may have written gets no decision.
+	Sandboxed bool
 	// MaxOutput bounds what is kept of each output (head and tail), as
 	// recording.max_output_size does for cuff exec; 0 keeps everything.
 	MaxOutput int

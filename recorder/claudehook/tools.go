@@ -31,7 +31,7 @@ func (c *call) decideBash(ctx context.Context, command string) gated {
 	if b != nil {
 		taint, _ = gate.ParseTaint(strings.Join(b.Taint(c.key), ","))
 	}
-	res := c.h.opts.Gate.Check(ctx, command, taint)
+	res := c.h.opts.Gate.Decide(ctx, command, gate.Input{Taint: taint, Sandboxed: c.h.opts.Sandboxed})
 	verdict := res.Verdict
 	hooks := c.h.opts.Gate.RunHooks(ctx, gate.ToolRequest{Event: EventPreToolUse, Tool: c.in.ToolName,
 		Input: c.rawInput(), SessionID: c.in.SessionID, Cwd: c.in.Cwd, Taint: taint.Strings()})

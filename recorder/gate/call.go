@@ -30,6 +30,14 @@ func (c *call) unknown(r string) { c.e.add(TierGrey, r) }
 func (c *call) grey(r string)    { c.e.add(TierGrey, r); c.e.unliftable = true }
 func (c *call) risky(r string)   { c.e.add(TierRisky, r); c.e.unliftable = true }
 
+// agentCode marks the command as running code, or following build
+// configuration, that the agent may have written; what says which.
+func (c *call) agentCode(what string) {
+	if !c.e.AgentCode {
+		c.e.AgentCode, c.e.agentWhy = true, what
+	}
+}
+
 // safeArgs records that no argument can change what the command does in a
 // way the gate cares about.
 func (c *call) safeArgs() { c.e.argSafe = true }
@@ -87,6 +95,9 @@ func (a *analysis) command(e *Command, argv []arg, cx cmdCtx) {
 func (a *analysis) pathProgram(c *call) {
 	known := analyzerFor(c.name) != nil || knownName(c.name)
 	inside := a.where(arg{val: c.prog}) == pathInside
+	if inside {
+		c.agentCode("runs " + c.prog + " from the work tree")
+	}
 	t, _ := worst(c.e.findings)
 	switch {
 	case !known:
@@ -173,7 +184,7 @@ func ruleText(argv []arg, name string, trusted bool) string {
 func (a *analysis) decide(e *Command) {
 	if p := a.g.policy; p != nil {
 		if r := p.Match(e.ruleText); r != nil && !(r.Action == ActionAllow && e.noAllowRule) {
-			e.Rule = r.Label()
+			e.Rule, e.projectRule = r.Label(), true
 			e.finish(r.Action.tier(), r.Describe(), true)
 			return
 		}

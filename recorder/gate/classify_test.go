@@ -7,7 +7,8 @@ import (
 )
 
 // TestClassifyCases pins the verdict of commands that exercise each part of
-// the classifier, in strict mode with the workspace /home/u/project.
+// the classifier, in strict mode with the workspace /home/u/project, for a
+// command that runs in cuff's sandbox (TestOutsideSandbox covers the rest).
 func TestClassifyCases(t *testing.T) {
 	g := testGate(t, Options{})
 	cases := []struct {
@@ -66,9 +67,61 @@ func TestClassifyCases(t *testing.T) {
 		{"env export LD_PRELOAD=/tmp/x.so", VerdictAsk},
 	}
 	for _, tc := range cases {
-		r := g.Check(t.Context(), tc.cmd, 0)
+		r := g.Decide(t.Context(), tc.cmd, Input{Sandboxed: true})
 		if r.Verdict != tc.want {
 			t.Errorf("%q: got %s (%s), want %s; reasons: %v", tc.cmd, r.Verdict, r.Tier, tc.want, r.Reasons)
+		}
+	}
+}
+
+// TestOutsideSandbox checks that a command running code the agent may
+// have written is allowed only inside the sandbox, is marked as such, and
+// that a project rule allowing it still counts.
+func TestOutsideSandbox(t *testing.T) {
+	pol, err := ParsePolicy("policy.yml", []byte("rules:\n  - match: \"make deploy\"\n    action: allow\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := testGate(t, Options{Policy: pol})
+	cases := []struct {
+		cmd       string
+		agentCode bool
+		outside   Verdict // not sandboxed
+		inside    Verdict // sandboxed
+	}{
+		{"go test ./...", true, VerdictNone, VerdictAllow},
+		{"timeout 60 go test ./...", true, VerdictNone, VerdictAllow},
+		{"npm test", true, VerdictNone, VerdictAllow},
+		{"npm run build", true, VerdictNone, VerdictAllow},
+		{"make", true, VerdictNone, VerdictAllow},
+		{"make test", true, VerdictNone, VerdictAllow},
+		{"pytest -q", true, VerdictNone, VerdictAllow},
+		{"python3 -m pytest", true, VerdictNone, VerdictAllow},
+		{"cargo test", true, VerdictNone, VerdictAllow},
+		{"./gradlew test", true, VerdictNone, VerdictAllow},
+		{".venv/bin/pytest -q", true, VerdictNone, VerdictAllow},
+		{"npx jest", true, VerdictNone, VerdictAllow},
+		{"source .venv/bin/activate && ls", true, VerdictNone, VerdictAllow},
+		{"make deploy", true, VerdictAllow, VerdictAllow}, // the project's rule
+		{"ls -la && git diff", false, VerdictAllow, VerdictAllow},
+		{"gofmt -l .", false, VerdictAllow, VerdictAllow},
+		{"go version", false, VerdictAllow, VerdictAllow},
+		{"make test && curl x", true, VerdictAsk, VerdictAsk},
+	}
+	for _, tc := range cases {
+		out := g.Decide(t.Context(), tc.cmd, Input{})
+		in := g.Decide(t.Context(), tc.cmd, Input{Sandboxed: true})
+		if out.AgentCode != tc.agentCode || in.AgentCode != tc.agentCode {
+			t.Errorf("%q: agent_code %t/%t, want %t", tc.cmd, out.AgentCode, in.AgentCode, tc.agentCode)
+		}
+		if out.Verdict != tc.outside || out.Sandboxed {
+			t.Errorf("%q outside the sandbox: got %s (sandboxed %t), want %s; reasons %v", tc.cmd, out.Verdict, out.Sandboxed, tc.outside, out.Reasons)
+		}
+		if in.Verdict != tc.inside || !in.Sandboxed {
+			t.Errorf("%q in the sandbox: got %s (sandboxed %t), want %s; reasons %v", tc.cmd, in.Verdict, in.Sandboxed, tc.inside, in.Reasons)
+		}
+		if c := g.Classify(tc.cmd); c.Verdict != out.Verdict {
+			t.Errorf("%q: Classify says %s, Decide outside the sandbox %s", tc.cmd, c.Verdict, out.Verdict)
 		}
 	}
 }

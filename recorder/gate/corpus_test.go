@@ -48,18 +48,24 @@ func testGate(t testing.TB, opts Options) *Gate {
 }
 
 // minEverydayAllowed is the share of everyday commands that must be
-// allowed out of the box.
-const minEverydayAllowed = 0.90
+// allowed out of the box, when commands run in cuff's sandbox.
+const minEverydayAllowed = 0.95
 
+// TestEverydayCommandsAreAllowed measures the everyday corpus in the
+// sandbox (the goal) and outside it (logged: what runs the project's code
+// gets no decision there, by design).
 func TestEverydayCommandsAreAllowed(t *testing.T) {
 	g := testGate(t, Options{})
 	cmds := readCorpus(t, "testdata/everyday.txt")
 	if len(cmds) < 150 {
 		t.Fatalf("everyday corpus has %d commands, want at least 150", len(cmds))
 	}
-	allowed := 0
+	allowed, outside := 0, 0
 	for _, c := range cmds {
-		r := g.Check(t.Context(), c, 0)
+		if g.Decide(t.Context(), c, Input{}).Verdict == VerdictAllow {
+			outside++
+		}
+		r := g.Decide(t.Context(), c, Input{Sandboxed: true})
 		if r.Verdict == VerdictAllow {
 			allowed++
 			continue
@@ -67,7 +73,8 @@ func TestEverydayCommandsAreAllowed(t *testing.T) {
 		t.Logf("not allowed (%s, %s): %q: %s", r.Verdict, r.Tier, c, strings.Join(r.Reasons, "; "))
 	}
 	share := float64(allowed) / float64(len(cmds))
-	t.Logf("everyday: %d of %d allowed (%.1f%%)", allowed, len(cmds), 100*share)
+	t.Logf("everyday: %d of %d allowed in the sandbox (%.1f%%), %d outside it (%.1f%%)", allowed, len(cmds), 100*share,
+		outside, 100*float64(outside)/float64(len(cmds)))
 	if share < minEverydayAllowed {
 		t.Errorf("only %.1f%% of everyday commands are allowed, want at least %.0f%%", 100*share, 100*minEverydayAllowed)
 	}
@@ -80,7 +87,7 @@ func TestRiskyCommandsAreAskedOrDenied(t *testing.T) {
 		t.Fatalf("risky corpus has %d commands, want at least 150", len(cmds))
 	}
 	for _, c := range cmds {
-		r := g.Check(t.Context(), c, 0)
+		r := g.Decide(t.Context(), c, Input{Sandboxed: true})
 		if r.Verdict < VerdictAsk {
 			t.Errorf("risky command got %s (%s): %q: %s", r.Verdict, r.Tier, c, strings.Join(r.Reasons, "; "))
 		}

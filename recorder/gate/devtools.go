@@ -64,6 +64,15 @@ func (c *call) golang() {
 		}
 	}
 	switch sub.val {
+	case "version", "env", "help", "doc", "telemetry", "bug", "get":
+	case "tool":
+		if len(rest) == 0 || !goRootTool(rest[0].val) {
+			c.agentCode("go tool runs a tool that go.mod may name")
+		}
+	default:
+		c.agentCode("go " + sub.val + " builds or loads the project's packages and modules as go.mod says")
+	}
+	switch sub.val {
 	case "get", "bug":
 		c.risky("network: go " + sub.val + " downloads modules or opens a browser")
 	case "generate":
@@ -104,6 +113,17 @@ func (c *call) golang() {
 		c.unknown("go " + sub.val + " builds, tests or inspects Go code")
 	}
 	c.runnerPaths()
+}
+
+// goRootTool reports the tools that come with Go itself, which go tool
+// runs from the toolchain rather than from go.mod's tool directives.
+func goRootTool(name string) bool {
+	switch name {
+	case "addr2line", "asm", "buildid", "cgo", "compile", "covdata", "cover", "dist", "distpack", "doc", "fix",
+		"link", "nm", "objdump", "pack", "pprof", "preprofile", "test2json", "trace", "vet":
+		return true
+	}
+	return false
 }
 
 // outputOption reports options whose value is a file or directory a build
@@ -238,6 +258,7 @@ func (c *call) rust() {
 			}
 		}
 		c.runnerPaths()
+		c.agentCode("rustc compiles the project's code, running its macros")
 		c.unknown("rustc compiles Rust code")
 		return
 	case "rustup":
@@ -298,6 +319,11 @@ func (c *call) rust() {
 	}
 	c.runnerPaths()
 	switch sub {
+	case "fmt", "clean", "version", "help", "locate-project", "pkgid", "verify-project", "new", "init":
+	default:
+		c.agentCode("cargo " + sub + " builds the project, running its build scripts and macros")
+	}
+	switch sub {
 	case "install", "publish", "login", "logout", "owner", "yank", "search", "fetch", "update",
 		"add", "vendor", "generate-lockfile", "package", "info", "uninstall":
 		c.risky("network: cargo " + sub + " talks to the registry")
@@ -351,6 +377,7 @@ func (c *call) make() {
 			c.commandIn("make variable "+name+" names a command", val)
 		}
 	}
+	c.agentCode("make runs the recipes of the project's makefile")
 	c.unknown("make runs the recipes of the project's makefile")
 	if !c.e.unliftable {
 		c.e.ruleText = makeRuleText(c.args)

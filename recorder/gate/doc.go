@@ -29,4 +29,13 @@
 // where the table says so. The verdict of a command line is the most
 // severe of its parts, so wrapping a command never lowers its verdict.
 // RunHooks runs the extra before-tool-use hooks from the settings.
+//
+// Code the agent may have written is the one thing the classifier cannot
+// judge: a test runner, a build tool, a package script, ./x or a git
+// commit with hooks runs files in the work tree that an earlier allowed
+// write may have changed. The analysis marks such commands
+// (Command.AgentCode, Result.AgentCode), and Decide allows them only when
+// the caller says the command runs in cuff's sandbox (Input.Sandboxed);
+// outside it they get no decision, so the agent's own permission flow
+// applies. Check and Classify assume no sandbox.
 package gate

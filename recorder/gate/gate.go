@@ -148,35 +148,80 @@ func cleanAbs(p string) string {
 // Mode is the gate's verdict table.
 func (g *Gate) Mode() Mode { return g.mode }
 
-// Check classifies command and decides it for an agent with the given
-// taint, asking the cop when the verdict table says so. It always returns a
+// Input is what the caller knows about a command besides its text.
+type Input struct {
+	// Taint is the agent session's taint.
+	Taint Taint
+	// Sandboxed says the command will run inside cuff's kernel sandbox
+	// (recorder/sandbox): it can write only the work tree, the temporary
+	// directory and build caches, and cannot connect out. Only then may a
+	// command that runs code the agent may have written (Command.AgentCode:
+	// test runners, build tools, package scripts, ./x, git commands that
+	// run hooks) be allowed by the built-in rules or the analysis; outside
+	// the sandbox such a command gets no decision (VerdictNone), so the
+	// agent's own permission flow applies. A project rule that allows the
+	// command (trusted .cuff/policy.yml) still allows it. The zero value is
+	// "not sandboxed", the safe answer for a caller that does not know.
+	Sandboxed bool
+}
+
+// Decide classifies command and decides it for a run described by in,
+// asking the cop when the verdict table says so. It always returns a
 // result, whatever the input; a command that does not parse is asked about.
-func (g *Gate) Check(ctx context.Context, command string, taint Taint) Result {
+//
+// Result.AgentCode reports that some part runs code the agent may have
+// written; Result.Sandboxed echoes in.Sandboxed. A caller that can run the
+// command in the sandbox should ask with Sandboxed set only if it will.
+func (g *Gate) Decide(ctx context.Context, command string, in Input) Result {
 	cmds := g.classify(command)
-	res := Result{Commands: cmds, Reasons: []string{}}
+	res := Result{Commands: cmds, Reasons: []string{}, Sandboxed: in.Sandboxed}
 	var need bool
 	for i := range res.Commands {
 		c := &res.Commands[i]
-		c.Verdict, c.need = decide(c.Tier, g.mode, taint)
+		c.Verdict, c.need = decide(c.Tier, g.mode, in.Taint)
 		need = need || c.need != copNone
 	}
 	if need && !anyVerdict(res.Commands, VerdictDeny) {
-		g.consultCop(ctx, command, taint, &res)
+		g.consultCop(ctx, command, in.Taint, &res)
 	}
+	outsideSandbox(res.Commands, in.Sandboxed)
 	res.summarise()
 	return res
 }
 
-// Classify explains command in strict mode without taint and without the
-// cop: what `cuff check` shows when nothing else is configured.
+// Check is Decide for a command that runs outside the sandbox, for an
+// agent with the given taint.
+func (g *Gate) Check(ctx context.Context, command string, taint Taint) Result {
+	return g.Decide(ctx, command, Input{Taint: taint})
+}
+
+// Classify explains command in strict mode without taint, without the cop
+// and outside the sandbox: what `cuff check` shows when nothing else is
+// configured.
 func (g *Gate) Classify(command string) Result {
 	res := Result{Commands: g.classify(command), Reasons: []string{}}
 	for i := range res.Commands {
 		c := &res.Commands[i]
 		c.Verdict, _ = decide(c.Tier, ModeStrict, 0)
 	}
+	outsideSandbox(res.Commands, false)
 	res.summarise()
 	return res
+}
+
+// outsideSandbox takes allow away from the parts that run code the agent
+// may have written when the command will not run in the sandbox, unless a
+// project rule allowed them.
+func outsideSandbox(cs []Command, sandboxed bool) {
+	for i := range cs {
+		c := &cs[i]
+		if !c.AgentCode || sandboxed || c.Verdict != VerdictAllow || c.projectRule {
+			continue
+		}
+		c.Verdict = VerdictNone
+		c.Reasons = append(c.Reasons, "runs code the agent may have written ("+c.agentWhy+"), and not in cuff's sandbox: "+
+			"cuff leaves it to the agent's own permission flow")
+	}
 }
 
 func anyVerdict(cs []Command, v Verdict) bool {
@@ -244,6 +289,9 @@ func (r *Result) summarise() {
 	}
 	c := r.Commands[best]
 	r.Verdict, r.Tier, r.Rule = c.Verdict, c.Tier, c.Rule
+	for _, x := range r.Commands {
+		r.AgentCode = r.AgentCode || x.AgentCode
+	}
 	r.Reasons = make([]string, 0, len(c.Reasons)+1)
 	if len(r.Commands) > 1 {
 		r.Reasons = append(r.Reasons, "decided by: "+c.Text)

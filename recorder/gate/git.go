@@ -131,6 +131,9 @@ func (c *call) gitDir(d arg) {
 // gitSub classifies a git subcommand and its options.
 func (c *call) gitSub(sub string, rest []arg) {
 	what := "git " + sub
+	if hook, ok := runsHook(sub, c.a.repoHooks(c.a.cwd)); ok {
+		c.agentCode(what + " runs the repository's " + hook + " hook")
+	}
 	for _, x := range rest {
 		if x.lead && !gitValueish(sub) {
 			c.grey("an option of " + what + " is only known at run time")

@@ -56,6 +56,7 @@ func (c *call) jsPackage() {
 	case jsNetworkSub(c.name, s):
 		c.risky("network: " + c.name + " " + s + " downloads, publishes or contacts the registry")
 	case s == "exec" || s == "x" && c.name != "npm":
+		c.agentCode(c.name + " exec runs a program installed in the project")
 		c.local(c.name + " exec runs a local program, which is checked on its own")
 		c.wrap(rest, c.inner())
 	case s == "explore" || s == "edit" || c.name == "yarn" && s == "node" || c.name == "bun" && (s == "repl" || s == "-e" || s == "--eval"):
@@ -69,6 +70,7 @@ func (c *call) jsPackage() {
 	case c.name == "bun" && (s == "run" && len(rest) > 0 && jsFile(rest[0].val) || jsFile(s)):
 		c.risky("interpreter: bun runs a script file, which can do anything, including reach the network")
 	default:
+		c.agentCode(c.name + " " + s + " runs the project's scripts or tools")
 		c.runnerPaths()
 		c.unknown(c.name + " " + s + " runs the project's scripts or tools")
 	}
@@ -148,6 +150,7 @@ func (c *call) npx() {
 	}
 	tool := ops.operands[0]
 	if tool.static() && localDevTool(tool.val) {
+		c.agentCode(c.name + " runs " + tool.val + " from the project's node_modules")
 		c.local(c.name + " runs the project's " + tool.val + ", which is checked on its own")
 		c.wrap(ops.operands, c.inner())
 		return
@@ -169,6 +172,7 @@ func (c *call) node() {
 	}
 	switch {
 	case ops.has("--test"):
+		c.agentCode(c.name + " --test runs the project's tests")
 		c.runnerPaths()
 		c.unknown(c.name + " --test runs the project's tests")
 	case ops.has("-c", "--check"):
@@ -188,6 +192,9 @@ func (c *call) deno() {
 	}
 	switch sub := ops.operands[0].val; sub {
 	case "test", "fmt", "lint", "check", "bench", "doc", "task", "types", "coverage":
+		if sub != "fmt" && sub != "types" {
+			c.agentCode("deno " + sub + " runs or loads the project's code")
+		}
 		c.runnerPaths()
 		c.unknown("deno " + sub + " works on the project")
 	default:

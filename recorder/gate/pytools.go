@@ -24,6 +24,7 @@ func (c *call) python() {
 	switch {
 	case len(ops.operands) > 1 && ops.operands[0].static() && strings.HasSuffix("/"+ops.operands[0].val, "/manage.py") &&
 		c.a.where(ops.operands[0]) == pathInside && (ops.operands[1].val == "test" || ops.operands[1].val == "check"):
+		c.agentCode("manage.py runs the Django project's code")
 		c.unknown("manage.py " + ops.operands[1].val + " runs the Django project's tests or checks")
 	case len(ops.operands) == 0 || ops.operands[0].val == "-":
 		c.risky("interpreter: " + c.name + " runs code read from its input")
@@ -45,6 +46,7 @@ func (c *call) pythonModule(args []arg) {
 		c.local(c.name + " -m " + mod.val + " runs that tool, which is checked on its own")
 		c.wrap(append([]arg{{val: mod.val}}, rest...), c.inner())
 	case "unittest", "doctest":
+		c.agentCode(c.name + " -m " + mod.val + " runs the project's tests")
 		c.unknown(c.name + " -m " + mod.val + " runs the project's tests")
 	case "venv", "virtualenv":
 		c.local(c.name + " -m " + mod.val + " creates a virtual environment")
@@ -78,6 +80,7 @@ func hasArgPrefix(args []arg, p string) bool {
 
 // pytest runs the project's tests.
 func (c *call) pytest() {
+	c.agentCode("pytest runs the project's tests and conftest.py")
 	c.runnerPaths()
 	c.unknown("pytest runs the project's tests")
 }
@@ -129,6 +132,7 @@ func (c *call) pyTool() {
 		c.risky("network: " + c.name + " run --with installs extra packages")
 	case sub == "run" && c.name != "pipx":
 		inner := scan(rest, optSpec{short: "npe", long: []string{"name", "prefix", "with", "env", "python", "directory", "project", "package", "extra", "group", "env-file"}, stop: true})
+		c.agentCode(c.name + " run sets up and uses the project's environment as its configuration says")
 		c.unknown(c.name + " run runs a command in the project's environment, which is checked on its own")
 		c.wrap(inner.operands, c.inner())
 	case c.name == "uv" && sub == "pip":
@@ -140,6 +144,7 @@ func (c *call) pyTool() {
 	case sub == "list" || sub == "show" || sub == "info" || sub == "check" || sub == "env" || sub == "tree" || sub == "version" || sub == "--version":
 		c.unknown(c.name + " " + sub + " inspects the project")
 	case (c.name == "tox" || c.name == "nox") && !strings.HasPrefix(sub, "-"):
+		c.agentCode(c.name + " runs the project's test environments")
 		c.unknown(c.name + " runs test environments")
 	default:
 		c.risky("network: " + c.name + " " + sub + " resolves or installs packages")

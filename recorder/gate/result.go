@@ -15,6 +15,12 @@ type Result struct {
 	Commands []Command `json:"commands"`
 	// Cop is the external reviewer's answer when it was asked.
 	Cop *CopVerdict `json:"cop,omitempty"`
+	// AgentCode is set when some part runs code the agent may have written
+	// (see Command.AgentCode).
+	AgentCode bool `json:"agent_code"`
+	// Sandboxed says the verdict assumed the command runs in cuff's sandbox
+	// (Input.Sandboxed).
+	Sandboxed bool `json:"sandboxed"`
 }
 
 // Command is the explanation for one simple command.
@@ -29,8 +35,18 @@ type Command struct {
 	// Rule is the policy rule that matched, as "pattern (source)".
 	Rule    string   `json:"rule"`
 	Reasons []string `json:"reasons"`
+	// AgentCode says the command runs code, or follows build configuration,
+	// that the agent may have written in the work tree: test runners, build
+	// tools, package scripts, programs named by a path in the work tree,
+	// git commands that run the repository's hooks. Outside cuff's sandbox
+	// such a command is never allowed by the built-in rules (Input).
+	AgentCode bool `json:"agent_code,omitempty"`
 
-	findings []finding
+	// agentWhy says what agent code the command runs.
+	agentWhy string
+	// projectRule: a project rule decided the command.
+	projectRule bool
+	findings    []finding
 	// findBuf backs findings, so that most commands need no allocation
 	// for them.
 	findBuf [3]finding

@@ -22,6 +22,9 @@ type analysis struct {
 	// the workspace; runners that the built-in policy would allow are
 	// then left to a person, since they would run that new code.
 	wroteCode string
+	// hooksSeen caches the hooks of the repositories looked up, by the
+	// directory they were looked up from.
+	hooksSeen map[string][]string
 
 	// Reused between command lines (the analysis is pooled by the Gate):
 	// storage for the first commands, one collector per nesting level of
@@ -45,6 +48,7 @@ func (a *analysis) reset(g *Gate) {
 	clear(a.entries)
 	a.g, a.entries, a.cwd, a.used, a.level = g, a.entries[:0], g.dir, 0, 0
 	a.depth, a.over, a.salvaging, a.wroteCode = 0, false, false, ""
+	clear(a.hooksSeen)
 }
 
 // siteKind is what kind of place a command comes from.

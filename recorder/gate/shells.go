@@ -136,6 +136,7 @@ func (c *call) source() {
 	}
 	f := ops.operands[0]
 	if f.static() && (strings.HasSuffix(f.val, "/bin/activate") || f.val == "bin/activate") && c.a.where(f) == pathInside {
+		c.agentCode(c.name + " runs the virtual environment's activate script")
 		c.local(c.name + " activates a Python virtual environment in the workspace")
 		return
 	}

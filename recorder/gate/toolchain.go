@@ -43,12 +43,26 @@ func (c *call) toolchain() {
 	case toolPackages:
 		c.packages(sub, ops)
 	case toolCompiler:
+		if !pureFormatter(c.name) {
+			c.agentCode(c.name + " compiles or checks the project with its configuration, which may load the project's code")
+		}
 		c.runnerPaths()
 		c.compiler()
 	default:
+		c.agentCode(strings.TrimSpace(c.name+" "+sub) + " runs the project's build or tests")
 		c.runnerPaths()
 		c.build(sub)
 	}
+}
+
+// pureFormatter reports formatters and linters whose configuration cannot
+// load code: running them runs nothing the agent wrote.
+func pureFormatter(name string) bool {
+	switch name {
+	case "rustfmt", "clang-format", "black", "ruff", "isort", "gofmt", "staticcheck":
+		return true
+	}
+	return false
 }
 
 // packages classifies a system or language package manager.

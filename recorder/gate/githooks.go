@@ -1,0 +1,176 @@
+package gate
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path"
+	"strings"
+)
+
+// hookRunners maps each client-side hook git runs to the subcommands that
+// run it. A repository with one of these hooks makes those subcommands run
+// whatever the hook runs, which is often the project's own code (a linter
+// with the project's configuration, the tests).
+var hookRunners = map[string][]string{
+	"pre-commit":            {"commit", "merge", "cherry-pick", "revert", "rebase", "am", "pull"},
+	"prepare-commit-msg":    {"commit", "merge", "cherry-pick", "revert", "rebase", "am", "pull"},
+	"commit-msg":            {"commit", "merge", "cherry-pick", "revert", "rebase", "am", "pull"},
+	"post-commit":           {"commit", "merge", "cherry-pick", "revert", "rebase", "am", "pull"},
+	"pre-auto-gc":           {"commit", "merge", "cherry-pick", "revert", "rebase", "am", "pull", "gc", "fetch"},
+	"pre-merge-commit":      {"merge", "pull"},
+	"post-merge":            {"merge", "pull"},
+	"pre-rebase":            {"rebase", "pull"},
+	"post-rewrite":          {"commit", "rebase", "am", "pull"},
+	"post-checkout":         {"checkout", "switch", "clone", "worktree", "rebase", "bisect", "pull", "reset"},
+	"applypatch-msg":        {"am"},
+	"pre-applypatch":        {"am"},
+	"post-applypatch":       {"am"},
+	"pre-push":              {"push"},
+	"sendemail-validate":    {"send-email"},
+	"reference-transaction": {"commit", "branch", "tag", "checkout", "switch", "reset", "merge", "rebase", "cherry-pick", "revert", "stash", "update-ref", "fetch", "pull", "push", "am", "notes", "replace", "gc", "pack-refs", "symbolic-ref", "worktree", "bisect", "clone", "init"},
+	"post-index-change":     {"add", "status", "commit", "checkout", "switch", "reset", "restore", "stash", "mv", "rm", "merge", "rebase", "cherry-pick", "revert", "am", "apply", "update-index", "read-tree", "pull", "diff", "worktree", "bisect", "sparse-checkout"},
+	"fsmonitor-watchman":    {"status", "diff", "add", "commit", "checkout", "switch", "reset", "restore", "stash", "merge", "rebase", "ls-files"},
+}
+
+// runsHook reports whether git sub runs one of hooks.
+func runsHook(sub string, hooks []string) (string, bool) {
+	for _, h := range hooks {
+		for _, s := range hookRunners[h] {
+			if s == sub {
+				return h, true
+			}
+		}
+	}
+	return "", false
+}
+
+// maxGitUp bounds how many directories are searched upwards for a .git.
+const maxGitUp = 64
+
+// repoHooks lists the hooks of the repository that dir lies in: the
+// executable files in its hooks directory (or core.hooksPath) that git
+// would run. It returns nil when there is no repository or no hook.
+func (a *analysis) repoHooks(dir string) []string {
+	if dir == "" {
+		dir = a.g.root
+	}
+	if h, ok := a.hooksSeen[dir]; ok {
+		return h
+	}
+	hooks := findHooks(dir, a.g.home)
+	if a.hooksSeen == nil {
+		a.hooksSeen = map[string][]string{}
+	}
+	a.hooksSeen[dir] = hooks
+	return hooks
+}
+
+func findHooks(dir, home string) []string {
+	top, gitDir := "", ""
+	for i, d := 0, path.Clean(dir); i < maxGitUp; i++ {
+		fi, err := os.Lstat(d + "/.git")
+		if err == nil {
+			top = d
+			switch {
+			case fi.IsDir():
+				gitDir = d + "/.git"
+			case fi.Mode().IsRegular():
+				gitDir = gitFileTarget(d)
+			}
+			break
+		}
+		if d == "/" || d == "." || d == "" {
+			break
+		}
+		d = path.Dir(d)
+	}
+	if gitDir == "" {
+		return nil
+	}
+	common := gitDir
+	if b, err := os.ReadFile(gitDir + "/commondir"); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !path.IsAbs(c) {
+			c = gitDir + "/" + c
+		}
+		common = path.Clean(c)
+	}
+	hooksDir := common + "/hooks"
+	configs := []string{common + "/config", "/etc/gitconfig"}
+	if home != "" {
+		configs = append(configs, home+"/.gitconfig", home+"/.config/git/config")
+	}
+	for _, f := range configs {
+		if p := hooksPathIn(f); p != "" {
+			switch {
+			case strings.HasPrefix(p, "~/") && home != "":
+				p = home + p[1:]
+			case !path.IsAbs(p):
+				p = top + "/" + p
+			}
+			hooksDir = path.Clean(p)
+			break
+		}
+	}
+	entries, err := os.ReadDir(hooksDir)
+	if err != nil {
+		return nil
+	}
+	var hooks []string
+	for _, e := range entries {
+		name := e.Name()
+		if _, known := hookRunners[name]; !known {
+			continue
+		}
+		fi, err := os.Stat(hooksDir + "/" + name)
+		if err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			hooks = append(hooks, name)
+		}
+	}
+	return hooks
+}
+
+// gitFileTarget reads the "gitdir: DIR" of a .git file (a worktree or a
+// submodule).
+func gitFileTarget(top string) string {
+	b, err := os.ReadFile(top + "/.git")
+	if err != nil {
+		return ""
+	}
+	d, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	if !ok {
+		return ""
+	}
+	d = strings.TrimSpace(d)
+	if !path.IsAbs(d) {
+		d = top + "/" + d
+	}
+	return path.Clean(d)
+}
+
+// hooksPathIn returns core.hooksPath as set in a git configuration file,
+// or "" when it is not (or the file cannot be read).
+func hooksPathIn(file string) string {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	if !bytes.Contains(bytes.ToLower(b), []byte("hookspath")) {
+		return ""
+	}
+	section := ""
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			section = strings.ToLower(strings.Trim(strings.Fields(line + " ")[0], "[]"))
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if ok && section == "core" && strings.EqualFold(strings.TrimSpace(k), "hookspath") {
+			return strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	return ""
+}
