@@ -71,18 +71,44 @@ func (s *Session) WaitScreen(texts ...string) string {
 // WaitScreenFor is WaitScreen with its own bound, for slow work.
 func (s *Session) WaitScreenFor(d time.Duration, texts ...string) string {
 	s.t.Helper()
+	screen, ok := s.Shows(d, texts...)
+	if !ok {
+		s.t.Fatalf("the screen never showed %q:\n%s", texts, screen)
+	}
+	return screen
+}
+
+// Shows polls the pane for up to d until it shows every text, and reports
+// whether it did, with the last screen seen.
+func (s *Session) Shows(d time.Duration, texts ...string) (string, bool) {
+	s.t.Helper()
+	return s.poll(d, func(screen string) bool {
+		for _, x := range texts {
+			if !strings.Contains(screen, x) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// Gone polls the pane for up to d until it no longer shows text, and
+// reports whether it went, with the last screen seen.
+func (s *Session) Gone(d time.Duration, text string) (string, bool) {
+	s.t.Helper()
+	return s.poll(d, func(screen string) bool { return !strings.Contains(screen, text) })
+}
+
+func (s *Session) poll(d time.Duration, done func(string) bool) (string, bool) {
+	s.t.Helper()
 	deadline := time.Now().Add(d)
 	for {
 		screen := s.Screen()
-		ok := true
-		for _, x := range texts {
-			ok = ok && strings.Contains(screen, x)
-		}
-		if ok {
-			return screen
+		if done(screen) {
+			return screen, true
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("the screen never showed %q:\n%s", texts, screen)
+			return screen, false
 		}
 		time.Sleep(pollInterval)
 	}

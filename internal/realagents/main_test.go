@@ -1,0 +1,26 @@
+// Package realagents is the end-to-end suite with the real Claude Code and
+// Codex (see internal/agenttest): each test scripts a conversation, runs
+// the agent with cuff's hook or MCP server, and checks what a person sees
+// in cuff. Run it alone with `go test ./internal/realagents/`.
+package realagents
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cuff-dev/cuff/internal/agenttest"
+)
+
+func TestMain(m *testing.M) { agenttest.Main(m) }
+
+// pendingStory is ExpectStory for a story that a fix still to come will
+// make true: until it does, the test is skipped, naming the fix and
+// showing the difference.
+func pendingStory(t *testing.T, fix string, events []agenttest.Event, want ...string) {
+	t.Helper()
+	got := agenttest.Story(events)
+	if strings.Join(got, "\n") == strings.Join(want, "\n") {
+		return
+	}
+	t.Skipf("SKIP until %s; the session tells:\n\t%s\nwant:\n\t%s", fix, strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+}
