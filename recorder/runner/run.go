@@ -87,6 +87,7 @@ type execution struct {
 	stdout *pump
 	stderr *pump
 	waitCh chan error
+	dog    *watchdog // ends the group should this process die first
 
 	limitErr *Error // resource limits could not be applied; the child is killed
 
@@ -104,7 +105,7 @@ func (x *execution) start() *Error {
 		Dir:         x.plan.dir,
 		Env:         x.plan.env,
 		Stdin:       c.Stdin,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		SysProcAttr: childAttr(),
 		WaitDelay:   c.drainTimeout(),
 	}
 	var childEnds []*os.File
@@ -147,9 +148,11 @@ func (x *execution) start() *Error {
 	}
 
 	enableSubreaper()
+	x.dog = startWatchdog(c.killGrace())
 	x.res.StartTime = time.Now()
 	if err := cmd.Start(); err != nil {
 		closeAll()
+		x.dog.release()
 		return startError(x.plan.argv[0], err)
 	}
 	for _, f := range childEnds {
@@ -158,6 +161,7 @@ func (x *execution) start() *Error {
 	x.cmd = cmd
 	x.pgid = cmd.Process.Pid
 	x.res.PID = x.pgid
+	x.dog.watch(x.pgid)
 	for _, p := range x.pumps {
 		go p.run()
 	}
@@ -222,6 +226,7 @@ loop:
 	x.res.Duration = time.Since(x.res.StartTime)
 	x.recordExit(waitErr)
 	x.endGroup()
+	x.dog.release()
 	x.drain()
 	x.res.Err = x.classify()
 }
