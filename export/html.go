@@ -156,6 +156,9 @@ func (h *HTMLWriter) Write(ev *transcript.Event) error {
 	}
 	h.res.Events++
 	h.events++
+	if c, ok := ev.Body.(*transcript.ChatTurn); ok && c.UsageOnly() {
+		return nil // a message of tool calls: its tokens count, there is nothing to show
+	}
 	depth := h.depthOf(ev.ParentCallID)
 	if d, ok := ev.Body.(*transcript.Delegation); ok && d.Phase == transcript.PhaseStart && ev.CallID != "" {
 		h.delegs[ev.CallID] = htmlDeleg{depth: depth + 1, agentType: d.AgentType}

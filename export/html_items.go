@@ -125,6 +125,12 @@ func bodyOf[T transcript.Body](ev *transcript.Event) (T, bool) {
 func (h *HTMLWriter) chatItem(it *htmlItem, b *transcript.ChatTurn) {
 	it.Who = transcript.Inert(b.Role)
 	switch {
+	case b.Context != "" && b.Context != transcript.ContextCommand:
+		it.Kind, it.Text = "thinking", transcript.Inert(b.Text)
+		it.Title = transcript.Inert(ContextLabel(b))
+		if s := ContextSummary(b); s != "" {
+			it.Title += " · " + transcript.Inert(s)
+		}
 	case b.Thinking:
 		it.Kind, it.Title, it.Text = "thinking", "Thinking", transcript.Inert(b.Text)
 	case b.Role == transcript.RoleUser:

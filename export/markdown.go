@@ -187,6 +187,13 @@ func roleHeading(role string) string {
 }
 
 func (m *mdWriter) chatTurn(ev *transcript.Event, b *transcript.ChatTurn, prefix string) {
+	if b.UsageOnly() {
+		return // a message of tool calls: its tokens count, there is nothing to read
+	}
+	if b.Context != "" && b.Context != transcript.ContextCommand {
+		m.context(ev, b, prefix)
+		return
+	}
 	parts := []string{roleHeading(b.Role), m.clock(ev.TS)}
 	if b.Model != "" {
 		parts = append(parts, plain(b.Model))
@@ -208,12 +215,32 @@ func (m *mdWriter) chatTurn(ev *transcript.Event, b *transcript.ChatTurn, prefix
 	}
 	m.line(prefix, "## "+heading)
 	m.line(prefix, "")
+	if b.Context == transcript.ContextCommand {
+		m.line(prefix, inlineCode(b.Text))
+		m.line(prefix, "")
+		return
+	}
 	if strings.TrimSpace(text) == "" {
 		m.line(prefix, "*(empty)*")
 		m.line(prefix, "")
 		return
 	}
 	m.block(prefix, text)
+}
+
+// context writes what the agent put into the conversation (its
+// environment, instructions, a command's output) folded, under a one-line
+// summary, its text fenced so that its headings stay out of the outline.
+func (m *mdWriter) context(ev *transcript.Event, b *transcript.ChatTurn, prefix string) {
+	summary := ContextLabel(b)
+	if s := ContextSummary(b); s != "" {
+		summary += " · " + s
+	}
+	m.line(prefix, "<details><summary>⚙️ "+htmlText(summary)+" · "+m.unshownClock(ev.TS)+m.clock(ev.TS)+"</summary>")
+	m.line(prefix, "")
+	m.fenced(prefix, "text", "", b.Text)
+	m.line(prefix, "</details>")
+	m.line(prefix, "")
 }
 
 func (m *mdWriter) toolCall(n *mdNode, b *transcript.ToolCall, prefix string) {

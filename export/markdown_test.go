@@ -297,3 +297,52 @@ func BenchmarkMarkdown(b *testing.B) {
 		}
 	}
 }
+
+// TestMarkdownContextTurns checks that what an agent put into the
+// conversation itself is folded under a line saying what it is (its
+// headings fenced, so the outline holds only the conversation), that a
+// slash command reads as typed, and that a turn carrying only token usage
+// is not written.
+func TestMarkdownContextTurns(t *testing.T) {
+	b := newSessionBuilder()
+	b.add(&transcript.SessionStart{Agent: "codex", Source: "codex"}, "", "")
+	b.add(&transcript.ChatTurn{Role: "developer", Context: transcript.ContextSkills,
+		Text: "<skills_instructions>\n## Skills\n### Available skills\n- lint: run the linter\n- docs: write docs\n</skills_instructions>"}, "", "")
+	b.add(&transcript.ChatTurn{Role: "system", Context: transcript.ContextEnvironment,
+		Text: "<environment_context>\n  <cwd>/work/app</cwd>\n  <shell>bash</shell>\n</environment_context>"}, "", "")
+	b.add(&transcript.ChatTurn{Role: "user", Context: transcript.ContextCommand, Text: "/review src"}, "", "")
+	b.add(&transcript.ChatTurn{Role: "user", Text: "check the build"}, "", "")
+	b.add(&transcript.ChatTurn{Role: "assistant", Model: "m", MessageID: "msg_1", Usage: &transcript.Usage{InputTokens: 5}}, "", "")
+	b.add(&transcript.ChatTurn{Role: "assistant", Text: "Done."}, "", "")
+	var out bytes.Buffer
+	if err := Markdown(&out, b.events, MarkdownOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	doc := out.String()
+	var outline []string
+	inFence := false
+	for _, l := range strings.Split(doc, "\n") {
+		if strings.HasPrefix(l, "```") {
+			inFence = !inFence
+		}
+		if !inFence && strings.HasPrefix(l, "#") {
+			outline = append(outline, l)
+		}
+	}
+	want := []string{"# Session " + sampleID, "## 👤 User · 14:30:55", "## 👤 User · 14:30:56", "## 🤖 Assistant · 14:30:58"}
+	if strings.Join(outline, "\n") != strings.Join(want, "\n") {
+		t.Errorf("outline:\n%s\nwant:\n%s", strings.Join(outline, "\n"), strings.Join(want, "\n"))
+	}
+	for _, want := range []string{
+		"<details><summary>⚙️ Skills · 2 offered: lint, docs · 14:30:53</summary>",
+		"<details><summary>⚙️ Environment · /work/app · bash · 14:30:54</summary>",
+		"`/review src`",
+	} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("export lacks %q:\n%s", want, doc)
+		}
+	}
+	if strings.Contains(doc, "*(empty)*") {
+		t.Errorf("a usage-only turn is shown:\n%s", doc)
+	}
+}

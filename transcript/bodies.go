@@ -60,15 +60,44 @@ type Usage struct {
 }
 
 // ChatTurn is one message of the conversation; Text is markdown. Thinking
-// marks a reasoning block rather than an answer.
+// marks a reasoning block rather than an answer. Context names what the
+// agent itself put into the conversation (its environment, instructions, a
+// slash command the person typed), so that it is shown compactly as what it
+// is rather than as the person's or the model's words.
 type ChatTurn struct {
 	Role      string `json:"role"`
 	Text      string `json:"text"`
 	Thinking  bool   `json:"thinking,omitempty"`
+	Context   string `json:"context,omitempty"`
 	Model     string `json:"model,omitempty"`
 	MessageID string `json:"message_id,omitempty"`
 	Usage     *Usage `json:"usage,omitempty"`
 }
+
+// Kinds of context an agent puts into a conversation (ChatTurn.Context).
+const (
+	// ContextEnvironment: where the agent runs (directory, shell, date).
+	ContextEnvironment = "environment"
+	// ContextInstructions: project, user or developer instructions
+	// (AGENTS.md, permissions, the system's own rules).
+	ContextInstructions = "instructions"
+	// ContextSkills: the skills offered to the model.
+	ContextSkills = "skills"
+	// ContextCommand: a slash command the person typed; Text is the
+	// command as typed ("/review src").
+	ContextCommand = "command"
+	// ContextCommandPrompt: the prompt a slash command expanded to.
+	ContextCommandPrompt = "command_prompt"
+	// ContextCommandOutput: what a local slash command printed.
+	ContextCommandOutput = "command_output"
+	// ContextReminder: a reminder the agent added to the conversation.
+	ContextReminder = "reminder"
+)
+
+// UsageOnly reports whether the turn carries only a message's token usage
+// (a message of tool calls and nothing to read): it counts toward totals
+// but is not shown as a turn.
+func (c *ChatTurn) UsageOnly() bool { return c.Text == "" && !c.Thinking }
 
 // ToolCall is an agent invoking a tool other than a shell; its result is the
 // ToolResult with the same call_id.

@@ -73,6 +73,9 @@ type Decoder struct {
 	summary     string // from a summary record
 	standalone  string // agentId when the file is a sub-agent's own
 	sawRecord   bool   // a user or assistant record has been seen
+	// afterCommand: the last user text was a slash command, so the
+	// meta text that follows is the prompt it expanded to.
+	afterCommand bool
 
 	msg          *pendingMessage
 	usageCounted map[string]bool

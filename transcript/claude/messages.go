@@ -173,34 +173,80 @@ func (d *Decoder) user(l *line, ctx context) {
 	flushText()
 }
 
-// injectedPrefixes mark user-role text that Claude Code wrote, not the person.
-var injectedPrefixes = []string{"<local-command-stdout>", "<local-command-stderr>", "<system-reminder>",
-	"[Request interrupted", "Caveat: ", "<bash-stdout>", "<bash-stderr>", "<task-notification>"}
-
 // userText writes a chat turn for the text of a user record and takes the
-// session's title from the first real prompt.
+// session's title from the first real prompt. Text Claude Code wrote
+// itself (a slash command's XML, what a local command printed, reminders)
+// is written as the context it is, a slash command as typed.
 func (d *Decoder) userText(l *line, text string, ts time.Time, ctx context) {
 	role := transcript.RoleUser
-	if l.IsMeta || l.IsCompactSummary || hasAnyPrefix(text, injectedPrefixes) {
+	kind, shown := contextOf(text)
+	switch {
+	case kind == transcript.ContextCommand:
+		text = shown
+	case kind != "":
+		role, text = transcript.RoleSystem, shown
+	case l.IsMeta:
+		role, kind = transcript.RoleSystem, transcript.ContextReminder
+		if d.afterCommand {
+			kind = transcript.ContextCommandPrompt
+		}
+	case l.IsCompactSummary || hasAnyPrefix(text, noticePrefixes):
 		role = transcript.RoleSystem
 	}
-	d.push(d.event(ts, &transcript.ChatTurn{Role: role, Text: text}, ctx, ""))
+	d.afterCommand = kind == transcript.ContextCommand || (d.afterCommand && kind == transcript.ContextCommandPrompt)
+	d.push(d.event(ts, &transcript.ChatTurn{Role: role, Text: text, Context: kind}, ctx, ""))
 	if role == transcript.RoleUser && d.title == "" && (ctx.agentID == "" || d.standalone != "") {
-		d.title = stream.Title(promptTitle(text))
+		d.title = stream.Title(text)
 	}
 }
 
-// promptTitle is the title a prompt gives: a slash command is shown as
-// typed ("/name args").
-func promptTitle(text string) string {
-	name := between(text, "<command-name>", "</command-name>")
+// noticePrefixes mark user-role text that Claude Code wrote to say what
+// happened, shown as a notice.
+var noticePrefixes = []string{"[Request interrupted"}
+
+// contextOf says what user-role text that Claude Code wrote is, with the
+// text to show for it; kind is "" for the person's own words.
+func contextOf(text string) (kind, shown string) {
+	t := strings.TrimSpace(text)
+	switch {
+	case strings.Contains(t, "<command-name>"):
+		return transcript.ContextCommand, commandLine(t)
+	case strings.HasPrefix(t, "<local-command-stdout>"), strings.HasPrefix(t, "<local-command-stderr>"):
+		return transcript.ContextCommandOutput, tagged(t, "local-command-stdout", "local-command-stderr")
+	case strings.HasPrefix(t, "<bash-input>"):
+		return transcript.ContextCommand, "!" + between(t, "<bash-input>", "</bash-input>")
+	case strings.HasPrefix(t, "<bash-stdout>"), strings.HasPrefix(t, "<bash-stderr>"):
+		return transcript.ContextCommandOutput, tagged(t, "bash-stdout", "bash-stderr")
+	case strings.HasPrefix(t, "<local-command-caveat>"):
+		return transcript.ContextReminder, between(t, "<local-command-caveat>", "</local-command-caveat>")
+	case strings.HasPrefix(t, "<system-reminder>"), strings.HasPrefix(t, "<task-notification>"), strings.HasPrefix(t, "Caveat: "):
+		return transcript.ContextReminder, t
+	}
+	return "", text
+}
+
+// tagged joins the text inside each of the tags, in the order given.
+func tagged(text string, tags ...string) string {
+	var parts []string
+	for _, tag := range tags {
+		if s := strings.TrimSpace(between(text, "<"+tag+">", "</"+tag+">")); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// commandLine is a slash command's XML as the person typed it
+// ("/name args").
+func commandLine(text string) string {
+	name := strings.TrimSpace(between(text, "<command-name>", "</command-name>"))
 	if name == "" {
 		return text
 	}
 	if !strings.HasPrefix(name, "/") {
 		name = "/" + name
 	}
-	if args := between(text, "<command-args>", "</command-args>"); strings.TrimSpace(args) != "" {
+	if args := strings.TrimSpace(between(text, "<command-args>", "</command-args>")); args != "" {
 		return name + " " + args
 	}
 	return name
@@ -260,7 +306,15 @@ func (d *Decoder) system(l *line, ctx context) {
 		return
 	}
 	d.flushMessage()
-	d.push(d.event(d.timeOf(l), &transcript.ChatTurn{Role: transcript.RoleSystem, Text: text}, ctx, ""))
+	role := transcript.RoleSystem
+	kind, shown := contextOf(text)
+	if kind != "" {
+		text = shown
+	}
+	if kind == transcript.ContextCommand {
+		role = transcript.RoleUser // the person typed it
+	}
+	d.push(d.event(d.timeOf(l), &transcript.ChatTurn{Role: role, Text: text, Context: kind}, ctx, ""))
 }
 
 // progress handles a progress record: a sub-agent's record nested in an

@@ -106,10 +106,7 @@ func (d *Decoder) pruneOrder() {
 // functionCall handles a function_call item.
 func (d *Decoder) functionCall(p *payload, ts time.Time) {
 	id := d.newCallID(p.CallID, p.ID, "call")
-	name := p.Name
-	if p.Namespace != "" && !strings.HasPrefix(name, p.Namespace) {
-		name = p.Namespace + name
-	}
+	name := toolName(p.Namespace, p.Name)
 	args := valueText(p.Arguments)
 	c := &call{name: name, ts: ts}
 	if !d.open(id, c) {
@@ -129,6 +126,21 @@ func (d *Decoder) functionCall(p *payload, ts time.Time) {
 	default:
 		d.push(d.event(ts, &transcript.ToolCall{Tool: name, Input: toolInput(args)}, id))
 	}
+}
+
+// toolName is the name a tool is shown by: an MCP tool that Codex offers
+// in its server's namespace ("mcp__cuff", "bash_recorder_execute") as
+// mcp__cuff__bash_recorder_execute, the form agents name MCP tools by.
+func toolName(namespace, name string) string {
+	switch {
+	case namespace == "" || strings.HasPrefix(name, namespace):
+		return name
+	case strings.HasSuffix(namespace, "__") || strings.HasSuffix(namespace, "."):
+		return namespace + name
+	case strings.HasPrefix(namespace, "mcp__"):
+		return namespace + "__" + name
+	}
+	return namespace + "." + name
 }
 
 // shellRun reads a shell tool's arguments: an argv array (shell), a
@@ -267,7 +279,8 @@ func (d *Decoder) endTool(id string, c *call, o output, ts time.Time) {
 	if dur == 0 {
 		dur = stream.DurationMS(c.ts, ts)
 	}
-	isErr := o.failed || (o.exitCode != nil && *o.exitCode != 0)
+	isErr := o.failed || (o.exitCode != nil && *o.exitCode != 0) || d.failedCalls[id]
+	delete(d.failedCalls, id)
 	d.push(d.event(ts, &transcript.ToolResult{Tool: c.name, Output: o.body, IsError: isErr, DurationMS: dur}, id))
 }
 

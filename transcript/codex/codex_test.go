@@ -73,8 +73,8 @@ func TestShellRollout(t *testing.T) {
 	if got := streamtest.Kinds(events); !reflect.DeepEqual(got, want) {
 		t.Errorf("kinds %v, want %v", got, want)
 	}
-	wantUnknown := map[string]int{"world_state": 1, "event_msg/future_event": 1}
-	if st.Unknown != 2 || !reflect.DeepEqual(st.UnknownTypes, wantUnknown) || st.Malformed != 1 || st.MalformedLines[0] != 32 {
+	wantUnknown := map[string]int{"event_msg/future_event": 1}
+	if st.Unknown != 1 || !reflect.DeepEqual(st.UnknownTypes, wantUnknown) || st.Malformed != 1 || st.MalformedLines[0] != 32 {
 		t.Errorf("unknown %d %v, malformed %d %v", st.Unknown, st.UnknownTypes, st.Malformed, st.MalformedLines)
 	}
 
@@ -327,5 +327,70 @@ func TestOutputErrorStops(t *testing.T) {
 	})
 	if !errors.Is(err, stop) || n != 2 {
 		t.Errorf("err %v after %d events", err, n)
+	}
+}
+
+const mcpRollout = "rollout-2026-11-02T10-00-00-019f0000-aaaa-7bbb-8ccc-0169cccccccc.jsonl"
+
+// TestCodex0169Rollout decodes a rollout shaped like Codex 0.169's, with
+// calls to cuff's MCP server: the tools are named as the MCP tools they
+// are, the calls Codex reported failed are errors, injected context is
+// context and not the person's words, the token counts land on the
+// answers they belong to (no empty turn at the end), and the line types
+// 0.169 writes are known.
+func TestCodex0169Rollout(t *testing.T) {
+	data := readFixture(t, mcpRollout)
+	events, st := decodeAll(t, data)
+	streamtest.Invariants(t, events, "codex:")
+	if st.Unknown != 0 || st.Malformed != 0 {
+		t.Errorf("unknown %d %v, malformed %d", st.Unknown, st.UnknownTypes, st.Malformed)
+	}
+	res := results(events)
+	for id, wantErr := range map[string]bool{"call_ok": false, "call_fail": true, "call_denied": true} {
+		r := res[id]
+		if r == nil {
+			t.Errorf("%s: no tool_result", id)
+			continue
+		}
+		if r.Tool != "mcp__cuff__bash_recorder_execute" || r.IsError != wantErr {
+			t.Errorf("%s: tool %q is_error %v, want mcp__cuff__bash_recorder_execute %v", id, r.Tool, r.IsError, wantErr)
+		}
+	}
+	var users, contexts []string
+	var total transcript.Usage
+	for _, ev := range events {
+		turn, ok := ev.Body.(*transcript.ChatTurn)
+		if !ok {
+			continue
+		}
+		switch {
+		case turn.Context != "":
+			contexts = append(contexts, turn.Role+"/"+turn.Context)
+		case turn.Role == transcript.RoleUser:
+			users = append(users, turn.Text)
+		}
+		if turn.UsageOnly() {
+			t.Errorf("seq %d: a turn with no text (usage only)", ev.Seq)
+		}
+		if u := turn.Usage; u != nil {
+			total.InputTokens += u.InputTokens
+			total.OutputTokens += u.OutputTokens
+		}
+	}
+	if want := []string{"check the build"}; !reflect.DeepEqual(users, want) {
+		t.Errorf("user turns %q, want %q", users, want)
+	}
+	if want := []string{"developer/skills", "system/environment"}; !reflect.DeepEqual(contexts, want) {
+		t.Errorf("context turns %q, want %q", contexts, want)
+	}
+	if want := (transcript.Usage{InputTokens: 400, OutputTokens: 40}); total != want {
+		t.Errorf("usage in all %+v, want %+v (the last cumulative count)", total, want)
+	}
+	last := events[len(events)-1].Body.(*transcript.ChatTurn)
+	if last.Text != "The build passes; vet fails." || last.Usage == nil {
+		t.Errorf("last event %+v: want the final answer with its tokens", last)
+	}
+	if start := events[0].Body.(*transcript.SessionStart); start.Title != "check the build" {
+		t.Errorf("title %q", start.Title)
 	}
 }

@@ -64,18 +64,25 @@ type Decoder struct {
 	usage        transcript.Usage // counted but not yet written on a turn
 	lastTotal    tokenUsage
 	sawWebSearch bool
+	// held is the last assistant answer, held back until the token count
+	// that follows its response, so that the count is written on it.
+	held *transcript.Event
+	// failedCalls are calls Codex reported failed before their output.
+	failedCalls map[string]bool
 }
 
 // NewDecoder returns a decoder.
 func NewDecoder(opts Options) *Decoder {
 	d := &Decoder{
-		opts:       opts,
-		calls:      map[string]*call{},
-		seenCalls:  map[string]bool{},
-		ended:      map[string]bool{},
-		running:    map[string]string{},
-		fromItems:  map[uint64]int{},
-		fromEvents: map[uint64]int{},
+		opts:      opts,
+		calls:     map[string]*call{},
+		seenCalls: map[string]bool{},
+		ended:     map[string]bool{},
+		running:   map[string]string{},
+
+		failedCalls: map[string]bool{},
+		fromItems:   map[uint64]int{},
+		fromEvents:  map[uint64]int{},
 	}
 	d.em = stream.NewEmitter(&d.stats)
 	d.em.Prepare = d.prepareStart
@@ -102,14 +109,21 @@ func (d *Decoder) Line(raw []byte, out stream.Emit) error {
 // calls it when the file has been quiet.
 func (d *Decoder) Flush(out stream.Emit) error {
 	d.em.SetOutput(out)
+	d.release()
 	d.em.Begin()
 	return d.em.Err()
 }
 
-// Close ends the input: token usage not yet written on a turn is written
-// on an empty assistant turn.
+// Close ends the input: the answer held back for its token count is
+// written with what was counted; token usage that no answer can carry
+// (a session that ends in a tool call) is written on a turn of its own,
+// which counts toward the totals and is not shown.
 func (d *Decoder) Close(out stream.Emit) error {
 	d.em.SetOutput(out)
+	if d.held != nil && d.usage != (transcript.Usage{}) {
+		d.giveUsage(d.held.Body.(*transcript.ChatTurn), "")
+	}
+	d.release()
 	if d.usage != (transcript.Usage{}) {
 		u := d.usage
 		d.usage = transcript.Usage{}
@@ -138,6 +152,9 @@ func (d *Decoder) dispatch(l *rolloutLine) bool {
 		return d.responseItem(p, ts)
 	case "event_msg":
 		return d.eventMsg(p, ts)
+	case "world_state", "token_usage_record":
+		// the state Codex sends the model, and per-response token counts
+		// that token_count events repeat cumulatively
 	case "compacted":
 		text := p.Message
 		if text == "" {
@@ -194,10 +211,28 @@ func (d *Decoder) event(ts time.Time, body transcript.Body, callID string) *tran
 	return ev
 }
 
-// push passes an event on (or holds it until the session_start is out).
+// push passes an event on (or holds it until the session_start is out),
+// after the answer held back for its token count.
 func (d *Decoder) push(ev *transcript.Event) {
+	d.release()
 	d.lineEvents++
 	d.em.Emit(ev)
+}
+
+// hold keeps an assistant answer back until the token count of its
+// response arrives (or anything else is written).
+func (d *Decoder) hold(ev *transcript.Event) {
+	d.release()
+	d.lineEvents++
+	d.held = ev
+}
+
+// release passes on the answer held back, if any.
+func (d *Decoder) release() {
+	if ev := d.held; ev != nil {
+		d.held = nil
+		d.em.Emit(ev)
+	}
 }
 
 // timeOf is a line's time; lines without one take the latest seen.

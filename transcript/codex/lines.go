@@ -56,6 +56,23 @@ type payload struct {
 	Success          *bool           `json:"success"`
 	Invocation       *invocation     `json:"invocation"`
 	Result           json.RawMessage `json:"result"`
+	Item             *completedItem  `json:"item"`
+}
+
+// completedItem is the item of an item_completed event: how a tool call
+// ended, as Codex tells its UI.
+type completedItem struct {
+	Type   string `json:"type"`
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Result *struct {
+		IsError bool `json:"isError"`
+	} `json:"result"`
+}
+
+// failed reports whether the item is a call that Codex marked failed.
+func (it *completedItem) failed() bool {
+	return it.Status == "failed" || (it.Result != nil && it.Result.IsError)
 }
 
 type gitInfo struct {

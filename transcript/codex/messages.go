@@ -18,10 +18,10 @@ func (d *Decoder) responseItem(p *payload, ts time.Time) bool {
 		d.message(p, ts)
 	case "reasoning":
 		for _, s := range p.Summary {
-			d.chat(transcript.RoleAssistant, s.Text, true, false, ts, p.ID)
+			d.chat(transcript.RoleAssistant, s.Text, "", true, false, ts, p.ID)
 		}
 		for _, c := range p.Content {
-			d.chat(transcript.RoleAssistant, c.Text, true, false, ts, p.ID)
+			d.chat(transcript.RoleAssistant, c.Text, "", true, false, ts, p.ID)
 		}
 	case "function_call":
 		d.functionCall(p, ts)
@@ -46,11 +46,11 @@ func (d *Decoder) responseItem(p *payload, ts time.Time) bool {
 func (d *Decoder) eventMsg(p *payload, ts time.Time) bool {
 	switch p.Type {
 	case "user_message":
-		d.chat(transcript.RoleUser, p.Message, false, true, ts, "")
+		d.userMessage(p.Message, ts)
 	case "agent_message":
-		d.chat(transcript.RoleAssistant, p.Message, false, true, ts, "")
+		d.chat(transcript.RoleAssistant, p.Message, "", false, true, ts, "")
 	case "agent_reasoning", "agent_reasoning_raw_content":
-		d.chat(transcript.RoleAssistant, p.Text, true, true, ts, "")
+		d.chat(transcript.RoleAssistant, p.Text, "", true, true, ts, "")
 	case "token_count":
 		d.tokenCount(p)
 	case "exec_command_end":
@@ -59,6 +59,10 @@ func (d *Decoder) eventMsg(p *payload, ts time.Time) bool {
 		d.toolEnd(p, ts)
 	case "turn_aborted":
 		d.turnAborted(p, ts)
+	case "item_completed":
+		if it := p.Item; it != nil && it.ID != "" && it.failed() && !d.ended[it.ID] {
+			d.failedCalls[it.ID] = true // its output, which follows, is an error
+		}
 	case "error", "stream_error", "warning":
 		if p.Message != "" {
 			d.push(d.event(ts, &transcript.ChatTurn{Role: transcript.RoleSystem, Text: p.Type + ": " + p.Message}, ""))
@@ -68,7 +72,7 @@ func (d *Decoder) eventMsg(p *payload, ts time.Time) bool {
 		"exec_command_begin", "exec_command_output_delta", "patch_apply_begin", "web_search_begin",
 		"mcp_tool_call_begin", "turn_diff", "plan_update", "background_event",
 		"agent_reasoning_section_break", "session_configured", "thread_name_updated",
-		"item_started", "item_completed", "view_image_tool_call", "shutdown_complete",
+		"item_started", "view_image_tool_call", "shutdown_complete", "thread_settings_applied",
 		"agent_message_delta", "agent_reasoning_delta", "user_message_delta":
 	default:
 		d.stats.AddUnknown("event_msg/" + p.Type)
@@ -77,35 +81,73 @@ func (d *Decoder) eventMsg(p *payload, ts time.Time) bool {
 	return true
 }
 
-// message handles a message item. Context Codex injects as user messages
-// (environment, AGENTS.md, permissions) is written as a system turn.
+// message handles a message item. Context Codex injects (its
+// environment, AGENTS.md, permissions, skills) is written as what it is.
 func (d *Decoder) message(p *payload, ts time.Time) {
 	text := p.Content.text()
 	role := p.Role
+	context := contextOf(text)
 	switch role {
 	case transcript.RoleUser:
-		if injected(text) {
+		if context != "" {
 			role = transcript.RoleSystem
 		}
-	case transcript.RoleAssistant, transcript.RoleDeveloper, transcript.RoleSystem:
+	case transcript.RoleDeveloper, transcript.RoleSystem:
+		if context == "" {
+			context = transcript.ContextInstructions
+		}
+	case transcript.RoleAssistant:
+		context = ""
 	default:
 		role = transcript.RoleSystem
 	}
-	d.chat(role, text, false, false, ts, p.ID)
+	d.chat(role, text, context, false, false, ts, p.ID)
 }
 
-// injectedPrefixes start the user-role messages that Codex writes itself.
-var injectedPrefixes = []string{"<environment_context", "<user_instructions", "# AGENTS.md", "<permissions",
-	"<INSTRUCTIONS>", "<user_shell_command>", "<turn_aborted>", "<collaboration_mode", "<skill"}
+// userMessage handles the UI's record of a user message: context Codex
+// injected is written as such (it is matched with the response item that
+// records it too).
+func (d *Decoder) userMessage(text string, ts time.Time) {
+	if context := contextOf(text); context != "" {
+		d.chat(transcript.RoleSystem, text, context, false, true, ts, "")
+		return
+	}
+	d.chat(transcript.RoleUser, text, "", false, true, ts, "")
+}
 
-func injected(text string) bool {
-	return hasAnyPrefix(strings.TrimLeft(text, " \t\r\n"), injectedPrefixes)
+// contextPrefixes start the messages that Codex writes itself, by what
+// they are.
+var contextPrefixes = []struct{ prefix, context string }{
+	{"<environment_context", transcript.ContextEnvironment},
+	{"<skills_instructions", transcript.ContextSkills},
+	{"<skill", transcript.ContextSkills},
+	{"<user_instructions", transcript.ContextInstructions},
+	{"# AGENTS.md", transcript.ContextInstructions},
+	{"<permissions", transcript.ContextInstructions},
+	{"<INSTRUCTIONS>", transcript.ContextInstructions},
+	{"<collaboration_mode", transcript.ContextInstructions},
+	{"<developer_instructions", transcript.ContextInstructions},
+	{"<apps_instructions", transcript.ContextInstructions},
+	{"<user_shell_command>", transcript.ContextCommand},
+	{"<turn_aborted>", transcript.ContextReminder},
+}
+
+// contextOf names the context a message is, "" for a message of the
+// person or the model.
+func contextOf(text string) string {
+	t := strings.TrimLeft(text, " \t\r\n")
+	for _, c := range contextPrefixes {
+		if strings.HasPrefix(t, c.prefix) {
+			return c.context
+		}
+	}
+	return ""
 }
 
 // chat writes a chat turn once: a rollout records most messages twice, as
 // a response item and as a UI event, in either order, so a message is
 // skipped when the other record of it has already been written.
-func (d *Decoder) chat(role, text string, thinking, fromEvent bool, ts time.Time, id string) {
+func (d *Decoder) chat(role, text, context string, thinking, fromEvent bool, ts time.Time, id string) {
 	if strings.TrimSpace(text) == "" {
 		return
 	}
@@ -122,19 +164,38 @@ func (d *Decoder) chat(role, text string, thinking, fromEvent bool, ts time.Time
 		return // written already, from the other record
 	}
 	mine[key]++
-	turn := &transcript.ChatTurn{Role: role, Text: text, Thinking: thinking}
+	turn := &transcript.ChatTurn{Role: role, Text: text, Thinking: thinking, Context: context}
+	ev := d.event(ts, turn, "")
 	if role == transcript.RoleAssistant {
 		turn.Model = d.model
 		if d.usage != (transcript.Usage{}) {
-			u := d.usage
-			d.usage = transcript.Usage{}
-			turn.Usage = &u
-			turn.MessageID = d.messageID(id)
+			d.giveUsage(turn, id)
+		}
+		if !thinking {
+			// The token count of this answer's response follows it.
+			d.hold(ev)
+			return
 		}
 	}
-	d.push(d.event(ts, turn, ""))
-	if role == transcript.RoleUser && d.title == "" {
+	d.push(ev)
+	if role == transcript.RoleUser && context == "" && d.title == "" {
 		d.title = stream.Title(promptOf(text))
+	}
+}
+
+// giveUsage writes the tokens counted so far on turn.
+func (d *Decoder) giveUsage(turn *transcript.ChatTurn, id string) {
+	u := d.usage
+	d.usage = transcript.Usage{}
+	if turn.Usage != nil {
+		u.InputTokens += turn.Usage.InputTokens
+		u.OutputTokens += turn.Usage.OutputTokens
+		u.CacheReadTokens += turn.Usage.CacheReadTokens
+		u.CacheWriteTokens += turn.Usage.CacheWriteTokens
+	}
+	turn.Usage = &u
+	if turn.MessageID == "" {
+		turn.MessageID = d.messageID(id)
 	}
 }
 
@@ -188,4 +249,8 @@ func (d *Decoder) tokenCount(p *payload) {
 	d.usage.InputTokens += max(input, 0)
 	d.usage.CacheReadTokens += cached
 	d.usage.OutputTokens += t.OutputTokens - prev.OutputTokens
+	if d.held != nil && d.usage != (transcript.Usage{}) {
+		d.giveUsage(d.held.Body.(*transcript.ChatTurn), "")
+		d.release()
+	}
 }

@@ -40,6 +40,9 @@ func (f Filter) String() string {
 
 // Match reports whether the filter shows it.
 func (f Filter) Match(it *Item) bool {
+	if it.UsageOnly() {
+		return false // a message of tool calls: its tokens count, there is nothing to show
+	}
 	switch f {
 	case FilterTurns:
 		return it.Kind == KindUser || it.Kind == KindAssistant || it.Kind == KindThinking || it.Kind == KindSystem

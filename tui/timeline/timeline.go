@@ -154,6 +154,13 @@ func (it *Item) Body() transcript.Body { return it.first }
 // Chat returns the item's chat turn, or nil.
 func (it *Item) Chat() *transcript.ChatTurn { return body[*transcript.ChatTurn](it) }
 
+// UsageOnly reports whether the item is a chat turn that only carries a
+// message's token usage: it is counted and never shown.
+func (it *Item) UsageOnly() bool {
+	c := it.Chat()
+	return c != nil && c.UsageOnly()
+}
+
 // ToolCall returns the item's tool call, or nil (a result whose call is
 // not in the timeline).
 func (it *Item) ToolCall() *transcript.ToolCall { return body[*transcript.ToolCall](it) }

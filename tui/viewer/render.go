@@ -162,6 +162,9 @@ func (r *renderer) sessionEnd(it *timeline.Item, a args) []string {
 func (r *renderer) user(it *timeline.Item, a args) []string {
 	c := it.Chat()
 	head := r.st.UserRole.Render("❯ You")
+	if c != nil && c.Context == transcript.ContextCommand {
+		head = r.st.UserRole.Render("❯ You · command")
+	}
 	if it.SubAgent() {
 		head = r.st.UserRole.Render("❯ Task for the sub-agent")
 	}
@@ -176,6 +179,9 @@ func (r *renderer) user(it *timeline.Item, a args) []string {
 
 func (r *renderer) assistant(it *timeline.Item, a args) []string {
 	c := it.Chat()
+	if it.Kind == timeline.KindSystem && c.Context != "" {
+		return r.context(it, c, a)
+	}
 	role := "◆ Assistant"
 	if it.Kind == timeline.KindSystem {
 		role = "⚙ System"
@@ -194,6 +200,28 @@ func (r *renderer) assistant(it *timeline.Item, a args) []string {
 		body = append(body[:collapsedTextLines:collapsedTextLines], r.st.Hint.Render("▸ "+plural(hidden, "more line")+" (enter)"))
 	}
 	return append(lines, body...)
+}
+
+// context renders what the agent put into the conversation (its
+// environment, instructions, a command's output) on one line saying what
+// it is; enter shows its text.
+func (r *renderer) context(it *timeline.Item, c *transcript.ChatTurn, a args) []string {
+	head := r.st.Role.Render("⚙ " + export.ContextLabel(c))
+	if s := export.ContextSummary(c); s != "" {
+		head += r.st.Muted.Render(" · " + common.Sanitize(s))
+	}
+	lines := []string{"", r.headLine(head, r.clock(it.TS()), a.width)}
+	body := common.Wrap(common.Sanitize(strings.TrimSpace(clip(c.Text))), a.width-2)
+	if !a.expanded {
+		if len(body) > 1 || (len(body) == 1 && export.ContextSummary(c) != strings.TrimSpace(body[0])) {
+			lines = append(lines, r.st.Hint.Render("  ▸ "+plural(len(body), "line")+" (enter)"))
+		}
+		return lines
+	}
+	for _, l := range body {
+		lines = append(lines, "  "+r.st.Muted.Render(l))
+	}
+	return lines
 }
 
 // markdownBody renders a message as markdown: on the spot when it is

@@ -462,3 +462,39 @@ func TestFollowingEndsWithTheSession(t *testing.T) {
 		t.Errorf("an ended session still says following: %q", ansi.Strip(m.Status()))
 	}
 }
+
+// TestContextTurns checks what a person sees of what the agent put into
+// the conversation itself: one line saying what it is (enter shows the
+// text), a slash command as typed, and no empty turn for a message that
+// only carries token usage.
+func TestContextTurns(t *testing.T) {
+	at := fixture.Start
+	var events []*transcript.Event
+	add := func(b transcript.Body) {
+		ev := transcript.New(fixture.ID, at, b)
+		ev.Seq = int64(len(events) + 1)
+		at = at.Add(time.Second)
+		events = append(events, ev)
+	}
+	add(&transcript.SessionStart{Agent: "codex", Source: "codex"})
+	add(&transcript.ChatTurn{Role: "system", Context: transcript.ContextEnvironment,
+		Text: "<environment_context>\n  <cwd>/work/app</cwd>\n  <shell>bash</shell>\n</environment_context>"})
+	add(&transcript.ChatTurn{Role: "user", Context: transcript.ContextCommand, Text: "/review src"})
+	add(&transcript.ChatTurn{Role: "assistant", MessageID: "m1", Usage: &transcript.Usage{InputTokens: 9}})
+	add(&transcript.ChatTurn{Role: "assistant", Text: "Looks fine."})
+	m := press(newViewer(events, 100, 30), "g")
+	view := plain(m)
+	for _, want := range []string{"⚙ Environment · /work/app · bash", "▸ 4 lines (enter)", "❯ You · command", "/review src", "Looks fine."} {
+		if !strings.Contains(view, want) {
+			t.Errorf("view lacks %q:\n%s", want, view)
+		}
+	}
+	for _, bad := range []string{"<cwd>", "(empty)"} {
+		if strings.Contains(view, bad) {
+			t.Errorf("view shows %q:\n%s", bad, view)
+		}
+	}
+	if strings.Count(view, "◆ Assistant") != 1 {
+		t.Errorf("want one assistant turn:\n%s", view)
+	}
+}
