@@ -174,6 +174,23 @@ type BashRun struct {
 	Interrupted          bool              `json:"interrupted,omitempty"`
 	Error                *RunError         `json:"error,omitempty"`
 	Usage                *ResourceUsage    `json:"usage,omitempty"`
+	// Sandbox is set when the run was confined by cuff's sandbox.
+	Sandbox *SandboxReport `json:"sandbox,omitempty"`
+}
+
+// SandboxReport says that a run was confined by cuff's sandbox, and what
+// the sandbox stopped, as read from the run's own error messages.
+type SandboxReport struct {
+	Confined bool            `json:"confined"`
+	Denied   []SandboxDenial `json:"denied,omitempty"`
+}
+
+// SandboxDenial is one write or network call the sandbox stopped.
+type SandboxDenial struct {
+	Op   string `json:"op"` // write, connect, bind, network
+	Path string `json:"path,omitempty"`
+	Addr string `json:"addr,omitempty"`
+	Line string `json:"line,omitempty"`
 }
 
 // Failed reports whether the run did not succeed: a non-zero exit, a

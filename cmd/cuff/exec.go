@@ -16,6 +16,7 @@ import (
 	"github.com/cuff-dev/cuff/internal/settings"
 	"github.com/cuff-dev/cuff/recorder"
 	"github.com/cuff-dev/cuff/recorder/runner"
+	"github.com/cuff-dev/cuff/recorder/sandbox"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/cuff-dev/cuff/transcript/redact"
@@ -32,6 +33,7 @@ type execFlags struct {
 	shell       string
 	verbose     bool
 	description string
+	sandbox     bool
 	corr        recorder.Correlation
 }
 
@@ -61,6 +63,7 @@ cuff's flags on is the command (cuff exec ls -la works).`,
 	fl.StringVar(&f.shell, "shell", "", "run this string as a shell script instead of an argv command")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print the outcome (exit code, duration, session, truncation) on stderr")
 	fl.StringVar(&f.description, "description", "", "what the command is for, kept in the record")
+	fl.BoolVar(&f.sandbox, "sandbox", false, "run the command inside the kernel sandbox (see cuff sandbox --help)")
 	fl.StringVar(&f.corr.RunID, "run-id", "", "correlation: run id (or $CUFF_RUN_ID)")
 	fl.StringVar(&f.corr.TaskID, "task-id", "", "correlation: task id (or $CUFF_TASK_ID)")
 	fl.StringVar(&f.corr.StepID, "step-id", "", "correlation: step id (or $CUFF_STEP_ID)")
@@ -159,6 +162,12 @@ func (a *app) runExec(f *execFlags, args []string) error {
 		}
 		c.Env.Overrides[k] = v
 	}
+	var policy *sandbox.Policy
+	if f.sandbox {
+		if policy, err = a.sandboxFor(root, &c); err != nil {
+			return a.sandboxError(err)
+		}
+	}
 	if !term.IsTerminal(int(os.Stdin.Fd())) {
 		c.Stdin = os.Stdin // a pipe or a file; a terminal stays with cuff
 	}
@@ -187,7 +196,15 @@ func (a *app) runExec(f *execFlags, args []string) error {
 	if cfg.Recording.CaptureEnv {
 		details.Environment = a.capturedEnv(cfg.Recording.EnvAllowlist, c.Env.Overrides)
 	}
-	eventID := pending.Finish(recorder.RunEvent(&c, &res, details))
+	runEvent := recorder.RunEvent(&c, &res, details)
+	if policy != nil && res.Started() {
+		denials := policy.Denials(res.Dir, res.Stderr.Text, res.Stdout.Text)
+		sandbox.Record(runEvent, denials)
+		for _, d := range denials {
+			fmt.Fprintf(a.stderr, "cuff: the sandbox stopped: %s\n", d)
+		}
+	}
+	eventID := pending.Finish(runEvent)
 	sessionID := rec.SessionID()
 	_ = rec.Close("")
 	sum := sha256.Sum256([]byte(c.String()))
@@ -217,6 +234,31 @@ func (a *app) runExec(f *execFlags, args []string) error {
 		return &exitCodeError{code: code}
 	}
 	return nil
+}
+
+// sandboxFor makes c run inside the sandbox of the project at root, and
+// returns the policy it runs under. The sandbox must be available: an
+// explicit --sandbox never runs a command unconfined.
+func (a *app) sandboxFor(root string, c *runner.Command) (*sandbox.Policy, error) {
+	opts := sandbox.Options{StateDir: a.stateDir(), Getenv: a.getenv}
+	if a.ws != nil {
+		opts = a.ws.SandboxOptions()
+	}
+	opts.Root = root
+	st := sandbox.Probe(a.getenv)
+	if st.ABI == 0 {
+		return nil, &sandbox.UnavailableError{Reason: st.Reason}
+	}
+	p, err := sandbox.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: cannot find cuff's own program to run the sandbox: %w", err)
+	}
+	c.Wrap = opts.Wrapper(exe)
+	return p, nil
 }
 
 // maxNamesShown bounds the names a note lists.

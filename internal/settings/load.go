@@ -92,6 +92,9 @@ func newLoader() *loader {
 
 func (l *loader) finish() (*Settings, error) {
 	l.validate()
+	if len(l.s.Sandbox.Writable) > 0 {
+		l.s.Sandbox.WritableFile = l.origins["sandbox.writable"].file
+	}
 	if len(l.errs) > 0 {
 		return nil, errors.Join(l.errs...)
 	}

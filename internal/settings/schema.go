@@ -82,6 +82,7 @@ func newSchema() *schema {
 	add(nullableStringField("gate.cop.command", func(s *Settings) *string { return &s.Gate.Cop.Command }))
 	add(durationField("gate.cop.timeout", false, func(s *Settings) *time.Duration { return &s.Gate.Cop.Timeout }))
 	add(listField("gate.hooks", checkNonEmpty, func(s *Settings) *[]string { return &s.Gate.Hooks }))
+	add(enumField("gate.sandbox", func(s *Settings) *SandboxMode { return &s.Gate.Sandbox }, SandboxAuto, SandboxAlways, SandboxOff))
 
 	// approvals
 	add(durationField("approvals.timeout", false, func(s *Settings) *time.Duration { return &s.Approvals.Timeout }))
@@ -99,6 +100,9 @@ func newSchema() *schema {
 	add(mapField("scripts.interpreters", checkExtension, checkNonEmpty, func(s *Settings) *map[string]string { return &s.Scripts.Interpreters }))
 	add(boolField("scripts.require_executable", func(s *Settings) *bool { return &s.Scripts.RequireExecutable }))
 	add(durationField("scripts.cache_ttl", true, func(s *Settings) *time.Duration { return &s.Scripts.CacheTTL }))
+
+	// sandbox
+	add(listField("sandbox.writable", checkNonEmpty, func(s *Settings) *[]string { return &s.Sandbox.Writable }))
 
 	// sources, tui
 	add(boolField("sources.claude", func(s *Settings) *bool { return &s.Sources.Claude }))

@@ -19,6 +19,7 @@ type Settings struct {
 	Scripts   Scripts
 	Sources   Sources
 	TUI       TUI
+	Sandbox   Sandbox
 	// Plugins keeps the wrapper fields of seed-style plugin blocks
 	// (plugins.bash_recorder, plugins.scripts); their config sections are
 	// mapped into the fields above.
@@ -94,6 +95,8 @@ type Gate struct {
 	// Hooks are extra before-tool-use commands, run after the built-in
 	// checks; the first deny wins.
 	Hooks []string
+	// Sandbox says where commands cuff allows run inside the sandbox.
+	Sandbox SandboxMode
 }
 
 // Cop is the external classifier consulted in taint mode.
@@ -132,6 +135,16 @@ type Scripts struct {
 type Sources struct {
 	Claude bool
 	Codex  bool
+}
+
+// Sandbox configures the kernel sandbox of the commands cuff allows.
+type Sandbox struct {
+	// Writable are more folders a sandboxed command may write (~ is the
+	// home directory, relative paths start at the project).
+	Writable []string
+	// WritableFile is the settings file that set Writable ("" for the
+	// default): a project's own file may not widen its sandbox unasked.
+	WritableFile string
 }
 
 // TUI configures the terminal interface.
@@ -202,6 +215,21 @@ const (
 	GateTaint  GateMode = "taint"
 )
 
+// SandboxMode says when allowed commands run in the sandbox.
+type SandboxMode string
+
+// Sandbox modes.
+const (
+	// SandboxAuto sandboxes where the kernel supports it; elsewhere commands
+	// that run code the agent may have written get no decision.
+	SandboxAuto SandboxMode = "auto"
+	// SandboxAlways requires the sandbox: where it is unavailable, cuff asks
+	// before every command it would have allowed.
+	SandboxAlways SandboxMode = "always"
+	// SandboxOff never sandboxes: code-running commands get no decision.
+	SandboxOff SandboxMode = "off"
+)
+
 // Answer is an automatic answer to an approval request.
 type Answer string
 
@@ -250,9 +278,10 @@ func Defaults() *Settings {
 		},
 		Redaction: Redaction{Enabled: true, Patterns: []string{}},
 		Gate: Gate{
-			Mode:  GateStrict,
-			Cop:   Cop{Timeout: 5 * time.Second},
-			Hooks: []string{},
+			Mode:    GateStrict,
+			Cop:     Cop{Timeout: 5 * time.Second},
+			Hooks:   []string{},
+			Sandbox: SandboxAuto,
 		},
 		Approvals: Approvals{
 			Timeout:      300 * time.Second,
@@ -273,6 +302,7 @@ func Defaults() *Settings {
 		},
 		Sources: Sources{Claude: true, Codex: true},
 		TUI:     TUI{Theme: ThemeAuto},
+		Sandbox: Sandbox{Writable: []string{}},
 		Plugins: map[string]Plugin{},
 	}
 }

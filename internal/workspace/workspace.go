@@ -13,6 +13,7 @@ import (
 	"github.com/cuff-dev/cuff/internal/settings"
 	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/recorder/gate"
+	"github.com/cuff-dev/cuff/recorder/sandbox"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript/redact"
 )
@@ -219,4 +220,22 @@ func (w *Workspace) Gate(dir string) (*gate.Gate, error) {
 	return gate.New(gate.Options{Mode: mode, Policy: policy, CopCommand: cfg.Gate.Cop.Command,
 		CopTimeout: cfg.Gate.Cop.Timeout, Hooks: cfg.Gate.Hooks, Workspace: w.Root(), Dir: dir, Home: w.home(),
 		Protected: protected})
+}
+
+// SandboxOptions are the sandbox's inputs for this project: its work tree,
+// the state directory to protect, and sandbox.writable, which counts only
+// when the user's own settings file sets it (a project cannot widen its own
+// sandbox).
+func (w *Workspace) SandboxOptions() sandbox.Options {
+	o := sandbox.Options{Root: w.Root(), StateDir: w.StateDir(), Getenv: w.env.Getenv}
+	if f := w.Settings.Sandbox.WritableFile; f != "" && f == settings.UserFile(w.env.Getenv) {
+		o.Settings = w.Settings.Sandbox.Writable
+	}
+	return o
+}
+
+// Sandbox says whether the commands cuff allows in this project run in the
+// sandbox (gate.sandbox, what the kernel offers, the project's folders).
+func (w *Workspace) Sandbox() *sandbox.Setup {
+	return sandbox.Resolve(string(w.Settings.Gate.Sandbox), sandbox.Probe(w.env.Getenv), w.SandboxOptions())
 }

@@ -59,6 +59,12 @@ type Command struct {
 	Shell  string
 	Script string
 
+	// Wrap, when set, is a program (absolute path) and arguments that the
+	// command is handed to, such as cuff sandbox … --: the child runs Wrap
+	// followed by the resolved executable and its arguments. The Result and
+	// the recording still show the command itself.
+	Wrap []string
+
 	// Dir is the working directory; relative paths are taken from Root. Empty means Root,
 	// or the current directory when Root is empty.
 	Dir string

@@ -49,6 +49,13 @@ func (c *Command) prepare() (*plan, *Error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(c.Wrap) > 0 {
+		if !filepath.IsAbs(c.Wrap[0]) {
+			return nil, invalid("wrap", "give the wrapper's absolute path", "wrapper %q is not an absolute path", c.Wrap[0])
+		}
+		wrapped := append(append(append([]string(nil), c.Wrap...), exe), argv[1:]...)
+		return &plan{path: c.Wrap[0], argv: wrapped, dir: dir, env: env, removed: removed}, nil
+	}
 	return &plan{path: exe, argv: argv, dir: dir, env: env, removed: removed}, nil
 }
 

@@ -1,0 +1,358 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Options are what a Policy is built from.
+type Options struct {
+	// Root is the work tree: the project folder, writable as a whole.
+	Root string
+	// Write are more files or folders to make writable (--write PATH).
+	// A leading ~ is the home directory; relative paths start at Root.
+	Write []string
+	// Settings are the folders of the sandbox.writable setting, read the
+	// same way as Write.
+	Settings []string
+	// Net leaves the network open (--net).
+	Net bool
+	// StateDir is cuff's per-user state directory: never writable.
+	StateDir string
+	// Protect are more places that must stay read-only (a caller's own
+	// state directory, handed down to a child cuff sandbox).
+	Protect []string
+	// Getenv reads the environment the command runs with: HOME, TMPDIR and
+	// the variables through which tools name their caches. nil means
+	// os.Getenv.
+	Getenv func(string) string
+}
+
+// Grant is one writable file or folder and why it is writable.
+type Grant struct {
+	Path string // absolute, symbolic links resolved
+	Why  string // "work tree", "temporary directory", "Go build cache (GOCACHE)", …
+	// Create is set for a tool's cache that does not exist yet: it is
+	// created (when the tool is installed) just before a command runs, so
+	// that the tool's first run in the sandbox can fill it.
+	Create bool
+}
+
+// Skip is a folder the policy would have made writable but did not.
+type Skip struct {
+	Path   string
+	Why    string
+	Reason string
+}
+
+// Policy is what a confined command may write, and whether it may use the
+// network. Everything else it may read and execute, not change.
+type Policy struct {
+	Root     string
+	Writable []Grant
+	Skipped  []Skip
+	Net      bool
+	// Protected are the places no grant may reach: cuff's state, the
+	// agents' folders, SSH keys, shell start-up files, ~/.config.
+	Protected []string
+	home      string
+}
+
+// ConflictError is a folder that cannot be made writable because a place
+// that must stay protected lies inside it (or it lies inside one).
+type ConflictError struct {
+	Path      string // what was asked to be writable
+	Why       string // why it was asked for
+	Protected string // what it would have exposed
+}
+
+func (e *ConflictError) Error() string {
+	if e.Path == e.Protected {
+		return fmt.Sprintf("the %s %s must stay read-only in the sandbox", e.Why, e.Path)
+	}
+	if within(e.Protected, e.Path) {
+		return fmt.Sprintf("the %s %s lies inside %s, which must stay read-only in the sandbox", e.Why, e.Path, e.Protected)
+	}
+	return fmt.Sprintf("the %s %s holds %s, which must stay read-only in the sandbox", e.Why, e.Path, e.Protected)
+}
+
+// Hint tells the way out.
+func (e *ConflictError) Hint() string {
+	return "Hint: Run the agent in a project folder of its own (not your home directory), and keep TMPDIR and cuff's state directory apart"
+}
+
+// startupFiles are the shell start-up files in the home directory: code in
+// them runs in every shell the person opens later.
+var startupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".inputrc"}
+
+// New builds the policy: the work tree, the temporary directory, the tools'
+// caches and the extra folders asked for are writable, unless one of them
+// would expose a protected place. A conflict of the work tree, the
+// temporary directory or a folder asked for by name is an error (a
+// *ConflictError); a cache that conflicts or does not exist is skipped.
+func New(o Options) (*Policy, error) {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	p := &Policy{Net: o.Net, home: realPath(home)}
+	p.Protected = protectedPlaces(home, append([]string{o.StateDir}, o.Protect...), getenv)
+	if o.Root == "" {
+		return nil, errors.New("sandbox: no work tree given")
+	}
+	root, err := existingDir(o.Root)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: work tree: %w", err)
+	}
+	p.Root = root
+	if err := p.grant(root, "work tree"); err != nil {
+		return nil, err
+	}
+	tmp := getenv("TMPDIR")
+	if tmp == "" {
+		tmp = "/tmp"
+	}
+	if t, err := existingDir(tmp); err != nil {
+		return nil, fmt.Errorf("sandbox: temporary directory: %w", err)
+	} else if err := p.grant(t, "temporary directory"); err != nil {
+		return nil, err
+	}
+	for _, t := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
+		p.optional(t, "shared temporary directory")
+	}
+	for _, c := range toolCaches(home, getenv) {
+		p.cache(c)
+	}
+	for _, w := range []struct {
+		paths []string
+		why   string
+	}{{o.Write, "--write"}, {o.Settings, "sandbox.writable"}} {
+		for _, raw := range w.paths {
+			path := expand(raw, home, root)
+			if _, err := os.Lstat(path); err != nil {
+				return nil, fmt.Errorf("sandbox: %s %s: %w", w.why, raw, err)
+			}
+			if err := p.grant(realPath(path), w.why+" path"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return p, nil
+}
+
+// grant adds a writable path, unless it would expose a protected place.
+func (p *Policy) grant(path, why string) error {
+	if err := p.conflict(path, why); err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(p.Writable, func(g Grant) bool { return g.Path == path }) {
+		p.Writable = append(p.Writable, Grant{Path: path, Why: why})
+	}
+	return nil
+}
+
+// optional grants an existing folder that conflicts with nothing, and
+// notes why not otherwise.
+func (p *Policy) optional(path, why string) {
+	real, err := existingDir(path)
+	if err != nil {
+		p.Skipped = append(p.Skipped, Skip{Path: path, Why: why, Reason: "does not exist"})
+		return
+	}
+	if err := p.grant(real, why); err != nil {
+		p.Skipped = append(p.Skipped, Skip{Path: path, Why: why, Reason: err.Error()})
+	}
+}
+
+// cache grants a tool's cache folder; one that does not exist yet is
+// granted (to be created) only when the tool is installed.
+func (p *Policy) cache(c toolCache) {
+	if _, err := os.Stat(c.dir); errors.Is(err, fs.ErrNotExist) && c.installed() {
+		real := realPath(c.dir)
+		if err := p.conflict(real, c.why); err != nil {
+			p.Skipped = append(p.Skipped, Skip{Path: c.dir, Why: c.why, Reason: err.Error()})
+			return
+		}
+		p.Writable = append(p.Writable, Grant{Path: real, Why: c.why, Create: true})
+		return
+	}
+	p.optional(c.dir, c.why)
+}
+
+// createCaches makes the tools' cache folders that do not exist yet; one
+// that cannot be made is left out of the ruleset.
+func (p *Policy) createCaches() {
+	kept := p.Writable[:0]
+	for _, g := range p.Writable {
+		if g.Create {
+			if err := os.MkdirAll(g.Path, 0o755); err != nil {
+				p.Skipped = append(p.Skipped, Skip{Path: g.Path, Why: g.Why, Reason: err.Error()})
+				continue
+			}
+			g.Create = false
+		}
+		kept = append(kept, g)
+	}
+	p.Writable = kept
+}
+
+// conflict reports whether making path writable would expose a protected
+// place: path is one, lies inside one, or holds one. The home directory and
+// the root may not be writable themselves, but folders inside the home
+// directory may.
+func (p *Policy) conflict(path, why string) error {
+	for _, prot := range p.Protected {
+		if path == prot || within(path, prot) || within(prot, path) {
+			return &ConflictError{Path: path, Why: why, Protected: prot}
+		}
+	}
+	for _, top := range []string{p.home, "/"} {
+		if top != "" && (path == top || within(path, top)) {
+			return &ConflictError{Path: path, Why: why, Protected: top}
+		}
+	}
+	return nil
+}
+
+// Writes reports whether a write to path (absolute) is allowed by the policy.
+func (p *Policy) Writes(path string) bool {
+	real := realPath(path)
+	for _, g := range p.Writable {
+		if real == g.Path || within(g.Path, real) {
+			return true
+		}
+	}
+	for _, dev := range devices {
+		if real == dev.path || (dev.dir && within(dev.path, real)) {
+			return true
+		}
+	}
+	return false
+}
+
+// protectedPlaces lists what no grant may reach, symbolic links resolved.
+func protectedPlaces(home string, extra []string, getenv func(string) string) []string {
+	var out []string
+	add := func(p string) {
+		if p != "" && filepath.IsAbs(p) {
+			out = append(out, realPath(p))
+		}
+	}
+	for _, e := range extra {
+		add(e)
+	}
+	if home != "" {
+		for _, d := range []string{".ssh", ".gnupg", ".claude", ".codex", ".config", ".local/state/cuff"} {
+			add(filepath.Join(home, d))
+		}
+		for _, f := range startupFiles {
+			add(filepath.Join(home, f))
+		}
+	}
+	for _, env := range []string{"XDG_CONFIG_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_STATE_HOME"} {
+		if v := getenv(env); v != "" {
+			add(v)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// expand reads a path as a person writes it: ~ is the home directory, a
+// relative path starts at root.
+func expand(p, home, root string) string {
+	switch {
+	case p == "~":
+		return home
+	case strings.HasPrefix(p, "~/"):
+		return filepath.Join(home, p[2:])
+	case filepath.IsAbs(p):
+		return filepath.Clean(p)
+	}
+	return filepath.Join(root, p)
+}
+
+// existingDir resolves a folder that must exist.
+func existingDir(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", p)
+	}
+	return real, nil
+}
+
+// realPath resolves the symbolic links of the longest existing prefix of an
+// absolute path, and keeps the rest as written: where a write would land.
+func realPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	p = filepath.Clean(p)
+	var rest []string
+	for cur := p; ; {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			slices.Reverse(rest)
+			return filepath.Join(append([]string{real}, rest...)...)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = append(rest, filepath.Base(cur))
+		cur = parent
+	}
+}
+
+// within reports whether p lies strictly below dir; both are clean and absolute.
+func within(dir, p string) bool {
+	if dir == "/" {
+		return p != "/" && strings.HasPrefix(p, "/")
+	}
+	return strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// Args are the flags with which a child `cuff sandbox` builds this same
+// policy: the work tree, the places to protect and the extra writable
+// folders are handed down, since the child's environment may differ.
+func (o Options) Args() []string {
+	args := []string{"--root", o.Root}
+	for _, p := range append([]string{o.StateDir}, o.Protect...) {
+		if p != "" {
+			args = append(args, "--protect", p)
+		}
+	}
+	for _, w := range append(slices.Clone(o.Write), o.Settings...) {
+		args = append(args, "--write", w)
+	}
+	if o.Net {
+		args = append(args, "--net")
+	}
+	return args
+}
+
+// Wrapper is the argv prefix that runs a command inside this policy through
+// the cuff program at cuffPath: cuff sandbox FLAGS --.
+func (o Options) Wrapper(cuffPath string) []string {
+	return append(append([]string{cuffPath, "sandbox"}, o.Args()...), "--")
+}

@@ -1,0 +1,147 @@
+package sandbox
+
+import (
+	"golang.org/x/net/bpf"
+)
+
+// seccompArch is what the network filter needs to know of a CPU
+// architecture: its audit id and system call numbers, and those of the
+// 32-bit compatibility mode the kernel also accepts on it.
+type seccompArch struct {
+	audit       uint32
+	socket      uint32
+	ioUring     [3]uint32 // io_uring_setup, io_uring_enter, io_uring_register
+	x32Bit      uint32    // set in the numbers of the x32 ABI (amd64), else 0
+	compatAudit uint32
+	compatCalls []uint32 // socketcall, socket and io_uring of the compat mode
+}
+
+// Values of the filter's decisions and of the socket arguments it reads.
+const (
+	retAllow    = 0x7fff0000      // SECCOMP_RET_ALLOW
+	retEACCES   = 0x00050000 | 13 // SECCOMP_RET_ERRNO | EACCES
+	afInet      = 2               // AF_INET
+	afInet6     = 10              // AF_INET6
+	sockStream  = 1               // SOCK_STREAM
+	sockTypeMsk = 0xf             // SOCK_TYPE_MASK
+	protoMPTCP  = 262             // IPPROTO_MPTCP
+	offNr       = 0               // seccomp_data.nr
+	offArch     = 4               // seccomp_data.arch
+	offArg0     = 16              // low half of args[0] (little-endian)
+	offArg1     = offArg0 + 8     // args[1]
+	offArg2     = offArg0 + 16    // args[2]
+)
+
+// Labels of the filter's branches.
+const (
+	labelDeny   = "deny"
+	labelAllow  = "allow"
+	labelInet   = "inet"
+	labelCompat = "compat"
+	labelSocket = "socket"
+)
+
+// networkFilter is the seccomp program that closes what Landlock leaves
+// open of the network on the ABIs this kernel may have: a socket of the
+// Internet families may only be a plain TCP stream, which Landlock then
+// confines by port. Multipath TCP (which Landlock does not see), UDP (DNS,
+// before ABI 10) and raw sockets fail with EACCES, and so does io_uring,
+// through which a socket could be made without the socket call, and the
+// 32-bit ways to make a socket.
+func networkFilter(a seccompArch) []bpf.Instruction {
+	p := &program{labels: map[string]int{}}
+	p.emit(bpf.LoadAbsolute{Off: offArch, Size: 4})
+	p.jumpIfNot(a.audit, labelCompat)
+	p.emit(bpf.LoadAbsolute{Off: offNr, Size: 4})
+	if a.x32Bit != 0 {
+		p.jumpIfSet(a.x32Bit, labelDeny)
+	}
+	p.jumpIf(a.socket, labelSocket)
+	for _, nr := range a.ioUring {
+		p.jumpIf(nr, labelDeny)
+	}
+	p.ret(retAllow)
+
+	p.label(labelSocket)
+	p.emit(bpf.LoadAbsolute{Off: offArg0, Size: 4})
+	p.jumpIf(afInet, labelInet)
+	p.jumpIf(afInet6, labelInet)
+	p.ret(retAllow)
+
+	p.label(labelInet)
+	p.emit(bpf.LoadAbsolute{Off: offArg2, Size: 4})
+	p.jumpIf(protoMPTCP, labelDeny)
+	p.emit(bpf.LoadAbsolute{Off: offArg1, Size: 4})
+	p.emit(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: sockTypeMsk})
+	p.jumpIf(sockStream, labelAllow)
+	p.ret(retEACCES)
+
+	p.label(labelCompat)
+	if a.compatAudit != 0 {
+		p.jumpIfNot(a.compatAudit, labelAllow)
+		p.emit(bpf.LoadAbsolute{Off: offNr, Size: 4})
+		for _, nr := range a.compatCalls {
+			p.jumpIf(nr, labelDeny)
+		}
+	}
+	p.label(labelAllow)
+	p.ret(retAllow)
+	p.label(labelDeny)
+	p.ret(retEACCES)
+	return p.resolve()
+}
+
+// program assembles a BPF program whose forward jumps name labels.
+type program struct {
+	ins    []bpf.Instruction
+	jumps  map[int]jump // instruction index -> its targets
+	labels map[string]int
+}
+
+type jump struct {
+	val    uint32
+	cond   bpf.JumpTest
+	target string
+	onTrue bool
+}
+
+func (p *program) emit(i bpf.Instruction) { p.ins = append(p.ins, i) }
+func (p *program) ret(v uint32)           { p.emit(bpf.RetConstant{Val: v}) }
+func (p *program) label(name string)      { p.labels[name] = len(p.ins) }
+
+func (p *program) addJump(j jump) {
+	if p.jumps == nil {
+		p.jumps = map[int]jump{}
+	}
+	p.jumps[len(p.ins)] = j
+	p.emit(bpf.JumpIf{})
+}
+
+// jumpIf goes to target when A == v.
+func (p *program) jumpIf(v uint32, target string) {
+	p.addJump(jump{val: v, cond: bpf.JumpEqual, target: target, onTrue: true})
+}
+
+// jumpIfNot goes to target when A != v.
+func (p *program) jumpIfNot(v uint32, target string) {
+	p.addJump(jump{val: v, cond: bpf.JumpEqual, target: target})
+}
+
+// jumpIfSet goes to target when A & v != 0.
+func (p *program) jumpIfSet(v uint32, target string) {
+	p.addJump(jump{val: v, cond: bpf.JumpBitsSet, target: target, onTrue: true})
+}
+
+func (p *program) resolve() []bpf.Instruction {
+	for at, j := range p.jumps {
+		skip := uint8(p.labels[j.target] - at - 1)
+		in := bpf.JumpIf{Cond: j.cond, Val: j.val}
+		if j.onTrue {
+			in.SkipTrue = skip
+		} else {
+			in.SkipFalse = skip
+		}
+		p.ins[at] = in
+	}
+	return p.ins
+}
