@@ -61,6 +61,7 @@ type Policy struct {
 	// agents' folders, SSH keys, shell start-up files, ~/.config.
 	Protected []string
 	home      string
+	paths     resolver // while New builds the policy
 }
 
 // ConflictError is a folder that cannot be made writable because a place
@@ -105,8 +106,9 @@ func New(o Options) (*Policy, error) {
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	p := &Policy{Net: o.Net, home: realPath(home)}
-	p.Protected = protectedPlaces(home, append([]string{o.StateDir}, o.Protect...), getenv)
+	p := &Policy{Net: o.Net, paths: resolver{}}
+	p.home = p.paths.real(home)
+	p.Protected = protectedPlaces(p.paths, home, append([]string{o.StateDir}, o.Protect...), getenv)
 	if o.Root == "" {
 		return nil, errors.New("sandbox: no work tree given")
 	}
@@ -142,11 +144,12 @@ func New(o Options) (*Policy, error) {
 			if _, err := os.Lstat(path); err != nil {
 				return nil, fmt.Errorf("sandbox: %s %s: %w", w.why, raw, err)
 			}
-			if err := p.grant(realPath(path), w.why+" path"); err != nil {
+			if err := p.grant(p.paths.real(path), w.why+" path"); err != nil {
 				return nil, err
 			}
 		}
 	}
+	p.paths = nil
 	return p, nil
 }
 
@@ -164,8 +167,8 @@ func (p *Policy) grant(path, why string) error {
 // optional grants an existing folder that conflicts with nothing, and
 // notes why not otherwise.
 func (p *Policy) optional(path, why string) {
-	real, err := existingDir(path)
-	if err != nil {
+	real := p.paths.real(path)
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
 		p.Skipped = append(p.Skipped, Skip{Path: path, Why: why, Reason: "does not exist"})
 		return
 	}
@@ -174,11 +177,15 @@ func (p *Policy) optional(path, why string) {
 	}
 }
 
-// cache grants a tool's cache folder; one that does not exist yet is
-// granted (to be created) only when the tool is installed.
+// cache grants a tool's cache folder. One that does not exist yet is
+// granted (to be created) when the tool is installed and the folder that
+// would hold the cache exists already and is not the home directory itself
+// (~/.cache/go-build is made, ~/.npm is not): cuff does not litter a home
+// with the caches of tools that were never used.
 func (p *Policy) cache(c toolCache) {
-	if _, err := os.Stat(c.dir); errors.Is(err, fs.ErrNotExist) && c.installed() {
-		real := realPath(c.dir)
+	real := p.paths.real(c.dir)
+	_, err := os.Stat(real)
+	if errors.Is(err, fs.ErrNotExist) && p.mayCreate(real) && c.installed() {
 		if err := p.conflict(real, c.why); err != nil {
 			p.Skipped = append(p.Skipped, Skip{Path: c.dir, Why: c.why, Reason: err.Error()})
 			return
@@ -187,6 +194,17 @@ func (p *Policy) cache(c toolCache) {
 		return
 	}
 	p.optional(c.dir, c.why)
+}
+
+// mayCreate reports whether a missing cache folder may be made: its parent
+// exists and is not the home directory.
+func (p *Policy) mayCreate(dir string) bool {
+	parent := filepath.Dir(dir)
+	if parent == p.home {
+		return false
+	}
+	fi, err := os.Stat(parent)
+	return err == nil && fi.IsDir()
 }
 
 // createCaches makes the tools' cache folders that do not exist yet; one
@@ -241,11 +259,11 @@ func (p *Policy) Writes(path string) bool {
 }
 
 // protectedPlaces lists what no grant may reach, symbolic links resolved.
-func protectedPlaces(home string, extra []string, getenv func(string) string) []string {
+func protectedPlaces(paths resolver, home string, extra []string, getenv func(string) string) []string {
 	var out []string
 	add := func(p string) {
 		if p != "" && filepath.IsAbs(p) {
-			out = append(out, realPath(p))
+			out = append(out, paths.real(p))
 		}
 	}
 	for _, e := range extra {
@@ -304,24 +322,44 @@ func existingDir(p string) (string, error) {
 
 // realPath resolves the symbolic links of the longest existing prefix of an
 // absolute path, and keeps the rest as written: where a write would land.
-func realPath(p string) string {
+func realPath(p string) string { return resolver{}.real(p) }
+
+// maxLinks bounds the symbolic links followed for one path, as the kernel's
+// own limit (ELOOP) does.
+const maxLinks = 40
+
+// resolver resolves paths one component at a time, remembering every
+// prefix it resolved: building a policy resolves dozens of paths that share
+// their prefixes (the home directory above all).
+type resolver map[string]string
+
+func (r resolver) real(p string) string {
 	if p == "" {
 		return ""
 	}
-	p = filepath.Clean(p)
-	var rest []string
-	for cur := p; ; {
-		if real, err := filepath.EvalSymlinks(cur); err == nil {
-			slices.Reverse(rest)
-			return filepath.Join(append([]string{real}, rest...)...)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		rest = append(rest, filepath.Base(cur))
-		cur = parent
+	return r.resolve(filepath.Clean(p), 0)
+}
+
+func (r resolver) resolve(p string, links int) string {
+	if got, ok := r[p]; ok {
+		return got
 	}
+	parent := filepath.Dir(p)
+	if parent == p {
+		return p
+	}
+	here := filepath.Join(r.resolve(parent, links), filepath.Base(p))
+	out := here
+	if fi, err := os.Lstat(here); err == nil && fi.Mode()&fs.ModeSymlink != 0 && links < maxLinks {
+		if target, err := os.Readlink(here); err == nil {
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(here), target)
+			}
+			out = r.resolve(filepath.Clean(target), links+1)
+		}
+	}
+	r[p] = out
+	return out
 }
 
 // within reports whether p lies strictly below dir; both are clean and absolute.

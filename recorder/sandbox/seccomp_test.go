@@ -1,0 +1,73 @@
+package sandbox
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"golang.org/x/net/bpf"
+)
+
+// seccompData lays out struct seccomp_data for the BPF test machine, which
+// loads words big-endian (the kernel loads them in host order).
+func seccompData(arch, nr uint32, args ...uint32) []byte {
+	b := make([]byte, 64)
+	binary.BigEndian.PutUint32(b[offNr:], nr)
+	binary.BigEndian.PutUint32(b[offArch:], arch)
+	for i, a := range args {
+		binary.BigEndian.PutUint32(b[offArg0+8*i:], a)
+	}
+	return b
+}
+
+func TestNetworkFilter(t *testing.T) {
+	for _, a := range []struct {
+		name string
+		arch seccompArch
+	}{
+		{"amd64", seccompArch{audit: 0xc000003e, socket: 41, ioUring: [3]uint32{425, 426, 427}, x32Bit: 0x40000000,
+			compatAudit: 0x40000003, compatCalls: []uint32{102, 359, 425, 426, 427}}},
+		{"arm64", seccompArch{audit: 0xc00000b7, socket: 198, ioUring: [3]uint32{425, 426, 427},
+			compatAudit: 0x40000028, compatCalls: []uint32{281, 425, 426, 427}}},
+	} {
+		t.Run(a.name, func(t *testing.T) {
+			vm, err := bpf.NewVM(networkFilter(a.arch))
+			if err != nil {
+				t.Fatal(err)
+			}
+			const nonblockCloexec = 0x800 | 0x80000
+			sock := a.arch.socket
+			for _, c := range []struct {
+				name string
+				data []byte
+				want uint32
+			}{
+				{"tcp", seccompData(a.arch.audit, sock, afInet, sockStream, 0), retAllow},
+				{"tcp6 nonblocking", seccompData(a.arch.audit, sock, afInet6, sockStream|nonblockCloexec, 6), retAllow},
+				{"unix", seccompData(a.arch.audit, sock, 1, 2, 0), retAllow},
+				{"netlink", seccompData(a.arch.audit, sock, 16, 3, 0), retAllow},
+				{"mptcp", seccompData(a.arch.audit, sock, afInet, sockStream, protoMPTCP), retEACCES},
+				{"mptcp6", seccompData(a.arch.audit, sock, afInet6, sockStream|nonblockCloexec, protoMPTCP), retEACCES},
+				{"udp", seccompData(a.arch.audit, sock, afInet, 2, 0), retEACCES},
+				{"raw", seccompData(a.arch.audit, sock, afInet6, 3, 1), retEACCES},
+				{"io_uring_setup", seccompData(a.arch.audit, 425), retEACCES},
+				{"read", seccompData(a.arch.audit, 0), retAllow},
+				{"compat socketcall", seccompData(a.arch.compatAudit, a.arch.compatCalls[0]), retEACCES},
+				{"compat read", seccompData(a.arch.compatAudit, 3), retAllow},
+				{"other arch", seccompData(0x12345, sock, afInet, 2, 0), retAllow},
+			} {
+				got, err := vm.Run(c.data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if uint32(got) != c.want {
+					t.Errorf("%s: %#x, want %#x", c.name, got, c.want)
+				}
+			}
+			if a.arch.x32Bit != 0 {
+				if got, _ := vm.Run(seccompData(a.arch.audit, a.arch.x32Bit|41, afInet, 2, 0)); uint32(got) != retEACCES {
+					t.Errorf("x32 socket: %#x", got)
+				}
+			}
+		})
+	}
+}
