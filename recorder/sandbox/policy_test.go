@@ -153,7 +153,7 @@ func TestPolicyCachesFollowTheToolsSettings(t *testing.T) {
 	cargo := mkdir(t, l.base, "cargo", "registry")
 	mkdir(t, l.base, "cargo", "bin")
 	mkdir(t, l.home, ".config", "pip")
-	p, err := New(l.options("CARGO_HOME=" + filepath.Join(l.base, "cargo"), "PIP_CACHE_DIR=" + filepath.Join(l.home, ".config", "pip")))
+	p, err := New(l.options("CARGO_HOME="+filepath.Join(l.base, "cargo"), "PIP_CACHE_DIR="+filepath.Join(l.home, ".config", "pip")))
 	if err != nil {
 		t.Fatal(err)
 	}
