@@ -31,6 +31,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.listed(msg)
 	case browser.OpenMsg:
 		return m, m.openSession(msg.Info)
+	case browser.RefreshMsg:
+		return m, browser.List(m.opts.Context, m.opts.Sources)
 	case refreshMsg:
 		if m.opts.Mode == ModeBrowse || m.waiting {
 			return m, tea.Batch(browser.List(m.opts.Context, m.opts.Sources), m.refreshTick())

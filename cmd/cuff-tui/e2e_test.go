@@ -87,11 +87,14 @@ func newProject(t *testing.T) project {
 }
 
 // start runs cuff (the session browser) on the project in tmux.
-func (p project) start(t *testing.T) *tmuxtest.Session {
+func (p project) start(t *testing.T) *tmuxtest.Session { return p.startSized(t, 120, 40) }
+
+// startSized runs cuff on the project in a terminal of width×height.
+func (p project) startSized(t *testing.T, width, height int, args ...string) *tmuxtest.Session {
 	home := t.TempDir()
 	env := fmt.Sprintf("env HOME=%s XDG_STATE_HOME=%s/xdg-state XDG_CONFIG_HOME=%s/config CUFF_STATE_DIR=%s TERM=xterm-256color CUFF_DIR= CUFF_TUI= TZ=UTC",
 		home, home, home, p.state)
-	return tmuxtest.Start(t, fmt.Sprintf("%s %s --dir %s", env, filepath.Join(binDir, "cuff"), p.dir))
+	return tmuxtest.StartSized(t, width, height, fmt.Sprintf("%s %s --dir %s %s", env, filepath.Join(binDir, "cuff"), p.dir, strings.Join(args, " ")))
 }
 
 // agentAsk files a request from another goroutine, as an agent's hook does,

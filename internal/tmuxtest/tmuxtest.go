@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,13 +31,19 @@ type Session struct {
 // test is skipped when tmux is not installed.
 func Start(t *testing.T, cmdline string) *Session {
 	t.Helper()
+	return StartSized(t, 120, 40, cmdline)
+}
+
+// StartSized is Start in a terminal of width×height cells.
+func StartSized(t *testing.T, width, height int, cmdline string) *Session {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	s := &Session{t: t, socket: "cuff-e2e-" + hex.EncodeToString(b[:])}
-	s.Tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", cmdline+"; sleep 60")
+	s.Tmux("new-session", "-d", "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), "-s", "e2e", cmdline+"; sleep 60")
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
 	return s
 }

@@ -1,5 +1,8 @@
 // Package browser is the session list: every session of every source,
 // newest first, with what each did, live ones marked, filtered with /.
+// Sessions arrive as a ListedMsg (from List, or any other lister); the
+// list keeps the query, the selected session and its place on screen
+// across every new listing.
 package browser
 
 import (
@@ -13,9 +16,8 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/list"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/tui/common"
 	"github.com/cuff-dev/cuff/tui/keys"
@@ -24,14 +26,6 @@ import (
 
 // listTimeout bounds one listing of all sources.
 const listTimeout = 10 * time.Second
-
-// item is one session in the list.
-type item struct{ info session.Info }
-
-// FilterValue is what / matches against.
-func (i item) FilterValue() string {
-	return strings.Join([]string{i.info.ID, i.info.Title, i.info.Agent, i.info.Source, i.info.WorkingDirectory, i.info.Status}, " ")
-}
 
 // ListedMsg carries the sessions of every source.
 type ListedMsg struct {
@@ -106,14 +100,19 @@ func SortNewestFirst(infos []session.Info) {
 type Model struct {
 	st     *styles.Styles
 	keys   keys.Browser
-	list   list.Model
 	cols   *columns
-	infos  []session.Info
+	infos  []session.Info // everything listed, newest first
+	rows   []session.Info // what the query lets through, best match first
 	errs   []string
 	loaded bool
 	where  string // the store shown, for the empty-list message
 	width  int
 	height int
+
+	input  textinput.Model // the query; focused while it is typed
+	query  Query
+	cursor int // index into rows
+	offset int // the first row on screen
 }
 
 // New returns an empty session list; where names the store for the
@@ -122,16 +121,10 @@ func New(st *styles.Styles, km keys.Browser, loc *time.Location, now func() time
 	if now == nil {
 		now = time.Now
 	}
-	cols := &columns{st: st, loc: loc, now: now}
-	l := list.New(nil, delegate{cols: cols}, 0, 0)
-	l.SetShowTitle(false)
-	l.SetShowHelp(false)
-	l.SetShowStatusBar(false)
-	l.SetShowPagination(false)
-	l.SetShowFilter(false) // the filter input is drawn in the status line
-	l.DisableQuitKeybindings()
-	l.SetStatusBarItemName("session", "sessions")
-	m := Model{st: st, keys: km, list: l, cols: cols, where: where}
+	in := textinput.New()
+	in.Prompt = "/"
+	in.Placeholder = "text, or source: agent: status: failed"
+	m := Model{st: st, keys: km, cols: &columns{st: st, loc: loc, now: now}, where: where, input: in}
 	m.SetStyles(st)
 	return m
 }
@@ -139,33 +132,48 @@ func New(st *styles.Styles, km keys.Browser, loc *time.Location, now func() time
 // SetStyles switches to styles for another background.
 func (m *Model) SetStyles(st *styles.Styles) {
 	m.st, m.cols.st = st, st
-	ls := list.DefaultStyles(st.Dark)
-	ls.TitleBar = lipgloss.NewStyle()
-	m.list.Styles = ls
-	m.list.FilterInput.SetStyles(filterStyles(st))
+	m.input.SetStyles(filterStyles(st))
 }
 
 // SetSize sets the area the list draws in.
 func (m *Model) SetSize(width, height int) {
 	m.width, m.height = max(width, 1), max(height, 1)
 	m.cols.width = m.width
-	m.list.SetSize(m.width, max(m.height-2, 1)) // the column header and the filter line
+	m.input.SetWidth(max(min(m.width/2, queryMaxWidth), 1))
+	m.scrollTo(m.cursor)
 }
 
+// queryMaxWidth bounds the filter input, so the match count fits beside it.
+const queryMaxWidth = 60
+
+// pageRows is how many rows fit under the column header and status line.
+func (m Model) pageRows() int { return max(m.height-2, 1) }
+
 // Filtering reports whether the filter input has the keyboard.
-func (m Model) Filtering() bool { return m.list.SettingFilter() }
+func (m Model) Filtering() bool { return m.input.Focused() }
+
+// Query is the filter in force ("" for none).
+func (m Model) Query() string { return m.input.Value() }
 
 // Selected is the highlighted session.
 func (m Model) Selected() (session.Info, bool) {
-	it, ok := m.list.SelectedItem().(item)
-	return it.info, ok
+	if m.cursor < 0 || m.cursor >= len(m.rows) {
+		return session.Info{}, false
+	}
+	return m.rows[m.cursor], true
 }
 
 // Sessions is everything listed, newest first.
 func (m Model) Sessions() []session.Info { return m.infos }
 
+// Visible is what the filter lets through, in the order shown.
+func (m Model) Visible() []session.Info { return m.rows }
+
 // Loaded reports whether a listing has arrived.
 func (m Model) Loaded() bool { return m.loaded }
+
+// RefreshMsg asks the root to list the sessions again now.
+type RefreshMsg struct{}
 
 // Update handles listings and keys.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
@@ -174,44 +182,136 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m.setSessions(msg)
 		return m, nil
 	case tea.KeyPressMsg:
-		if !m.list.SettingFilter() {
-			switch {
-			case key.Matches(msg, m.keys.Open):
-				if info, ok := m.Selected(); ok {
-					return m, func() tea.Msg { return OpenMsg{Info: info} }
-				}
-				return m, nil
-			case key.Matches(msg, m.keys.Top):
-				m.list.GoToStart()
-				return m, nil
-			case key.Matches(msg, m.keys.Bottom):
-				m.list.GoToEnd()
-				return m, nil
-			}
+		if m.input.Focused() {
+			return m.typeQuery(msg)
+		}
+		return m.handleKey(msg)
+	case tea.PasteMsg:
+		if m.input.Focused() {
+			return m.typeQuery(msg)
+		}
+		return m, nil
+	}
+	if m.input.Focused() {
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg) // cursor blinks
+		return m, cmd
+	}
+	return m, nil
+}
+
+func (m Model) handleKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Open):
+		if info, ok := m.Selected(); ok {
+			return m, func() tea.Msg { return OpenMsg{Info: info} }
+		}
+	case key.Matches(msg, k.Up):
+		m.move(-1)
+	case key.Matches(msg, k.Down):
+		m.move(1)
+	case key.Matches(msg, k.PageUp):
+		m.move(-m.pageRows())
+	case key.Matches(msg, k.PageDown):
+		m.move(m.pageRows())
+	case key.Matches(msg, k.Top):
+		m.move(-len(m.rows))
+	case key.Matches(msg, k.Bottom):
+		m.move(len(m.rows))
+	case key.Matches(msg, k.Filter):
+		m.input.CursorEnd()
+		return m, m.input.Focus()
+	case key.Matches(msg, k.Clear):
+		if m.input.Value() != "" {
+			m.setQuery("")
+		}
+	case key.Matches(msg, k.Refresh):
+		return m, func() tea.Msg { return RefreshMsg{} }
+	}
+	return m, nil
+}
+
+// typeQuery edits the query; the list follows every keystroke. Enter
+// keeps the query and gives the keys back to the list, esc clears it, and
+// the arrows move the selection meanwhile.
+func (m Model) typeQuery(msg tea.Msg) (Model, tea.Cmd) {
+	if kp, ok := msg.(tea.KeyPressMsg); ok {
+		switch kp.String() {
+		case "enter":
+			m.input.Blur()
+			return m, nil
+		case "esc":
+			m.input.Blur()
+			m.setQuery("")
+			return m, nil
+		case "up", "ctrl+p":
+			m.move(-1)
+			return m, nil
+		case "down", "ctrl+n":
+			m.move(1)
+			return m, nil
 		}
 	}
+	before := m.input.Value()
 	var cmd tea.Cmd
-	m.list, cmd = m.list.Update(msg)
+	m.input, cmd = m.input.Update(msg)
+	if m.input.Value() != before {
+		m.setQuery(m.input.Value())
+	}
 	return m, cmd
 }
 
-// setSessions shows a new listing, keeping the selection on the same
-// session.
+// setQuery filters by a new query and selects its best match.
+func (m *Model) setQuery(q string) {
+	if m.input.Value() != q {
+		m.input.SetValue(q)
+	}
+	m.query = ParseQuery(q)
+	m.rows = m.query.Filter(m.infos)
+	m.cursor, m.offset = 0, 0
+}
+
+// setSessions shows a new listing under the same query, keeping the
+// selected session selected, on the same line of the screen.
 func (m *Model) setSessions(msg ListedMsg) {
 	selected, hadSel := m.Selected()
+	line := m.cursor - m.offset
 	m.infos, m.errs, m.loaded = msg.Infos, msg.Errs, true
-	items := make([]list.Item, len(msg.Infos))
+	m.rows = m.query.Filter(m.infos)
 	at := -1
-	for i, info := range msg.Infos {
-		items[i] = item{info: info}
-		if hadSel && info.ID == selected.ID && info.Source == selected.Source {
-			at = i
-		}
+	if hadSel {
+		at = slices.IndexFunc(m.rows, func(i session.Info) bool { return sameSession(i, selected) })
 	}
-	m.list.SetItems(items)
-	if at >= 0 && !m.list.IsFiltered() {
-		m.list.Select(at)
+	if at < 0 {
+		m.cursor = min(m.cursor, max(len(m.rows)-1, 0))
+		m.scrollTo(m.cursor)
+		return
 	}
+	m.cursor = at
+	m.offset = at - line
+	m.scrollTo(at)
+}
+
+func sameSession(a, b session.Info) bool { return a.ID == b.ID && a.Source == b.Source }
+
+// move moves the selection by n rows, scrolling as little as it takes.
+func (m *Model) move(n int) {
+	if len(m.rows) == 0 {
+		return
+	}
+	m.cursor = min(max(m.cursor+n, 0), len(m.rows)-1)
+	m.scrollTo(m.cursor)
+}
+
+// scrollTo keeps row i on screen and the screen full.
+func (m *Model) scrollTo(i int) {
+	h := m.pageRows()
+	m.offset = min(m.offset, i)
+	if i >= m.offset+h {
+		m.offset = i - h + 1
+	}
+	m.offset = max(min(m.offset, len(m.rows)-h), 0)
 }
 
 // View draws the column header, the filter line and the rows.
@@ -219,26 +319,28 @@ func (m Model) View() string {
 	if m.loaded && len(m.infos) == 0 {
 		return m.emptyView()
 	}
-	var b strings.Builder
-	b.WriteString(m.cols.header())
-	b.WriteByte('\n')
-	b.WriteString(m.statusLine())
-	b.WriteByte('\n')
-	b.WriteString(m.list.View())
-	return b.String()
+	lines := []string{m.cols.header(), m.statusLine()}
+	end := min(m.offset+m.pageRows(), len(m.rows))
+	for i := m.offset; i < end; i++ {
+		lines = append(lines, m.cols.row(m.rows[i], i == m.cursor))
+	}
+	if m.loaded && len(m.rows) == 0 {
+		lines = append(lines, "", "  "+m.st.Muted.Render("No session matches. esc clears the filter."))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // statusLine is the filter input while typing a filter, else a count.
 func (m Model) statusLine() string {
-	if m.list.SettingFilter() {
-		return m.list.FilterInput.View()
-	}
 	var parts []string
 	switch {
 	case !m.loaded:
 		parts = append(parts, "Loading sessions…")
-	case m.list.IsFiltered():
-		parts = append(parts, fmt.Sprintf("%d of %s match “%s” (esc clears)", len(m.list.VisibleItems()), plural(len(m.infos), "session"), common.Sanitize(m.list.FilterValue())))
+	case !m.query.Empty():
+		parts = append(parts, fmt.Sprintf("%d of %s match", len(m.rows), plural(len(m.infos), "session")))
+		if !m.input.Focused() {
+			parts[0] += fmt.Sprintf(" “%s” (esc clears)", common.Sanitize(m.input.Value()))
+		}
 	default:
 		live := 0
 		for _, info := range m.infos {
@@ -255,7 +357,12 @@ func (m Model) statusLine() string {
 	for _, e := range m.errs {
 		parts = append(parts, m.st.Fail.Render(common.Sanitize(e)))
 	}
-	return common.Truncate("  "+m.st.Muted.Render(strings.Join(parts, " · ")), m.width)
+	status := m.st.Muted.Render(strings.Join(parts, " · "))
+	if m.input.Focused() {
+		in := m.input.View()
+		return common.Truncate("  "+in+"  "+status, m.width)
+	}
+	return common.Truncate("  "+status, m.width)
 }
 
 func (m Model) emptyView() string {

@@ -2,14 +2,11 @@ package browser
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/list"
 	"charm.land/bubbles/v2/textinput"
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/cuff-dev/cuff/export"
 	"github.com/cuff-dev/cuff/session"
@@ -225,23 +222,6 @@ func (c *columns) row(info session.Info, selected bool) string {
 		b.WriteString(rowStyle.Render(common.OneLine(common.Sanitize(title), titleW)))
 	}
 	return common.Truncate(b.String(), c.width)
-}
-
-// delegate draws one row per session.
-type delegate struct{ cols *columns }
-
-var _ list.ItemDelegate = delegate{}
-
-func (d delegate) Height() int                         { return 1 }
-func (d delegate) Spacing() int                        { return 0 }
-func (d delegate) Update(tea.Msg, *list.Model) tea.Cmd { return nil }
-
-func (d delegate) Render(w io.Writer, m list.Model, index int, li list.Item) {
-	it, ok := li.(item)
-	if !ok {
-		return
-	}
-	io.WriteString(w, d.cols.row(it.info, index == m.Index()))
 }
 
 func filterStyles(st *styles.Styles) textinput.Styles {
