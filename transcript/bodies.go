@@ -139,6 +139,10 @@ type BashStart struct {
 	Command          string   `json:"command"`
 	Argv             []string `json:"argv,omitempty"`
 	WorkingDirectory string   `json:"working_directory,omitempty"`
+	// Verdict is the gate's answer for a command an agent asked to run
+	// (decision allow, deny, ask, or none when the agent's own permission
+	// flow decides).
+	Verdict *Verdict `json:"verdict,omitempty"`
 }
 
 // RunError is a structured failure of a run, such as CUFF-EXE-001.

@@ -198,7 +198,9 @@ func TestClaudeHookAsksThroughTheTUI(t *testing.T) {
 	for _, ev := range e.events() {
 		got = append(got, fmt.Sprintf("%s@%v", ev["type"], ev["call_id"]))
 	}
-	want := "session_start@<nil> approval_request@toolu_10 approval_decision@toolu_10 bash_start@toolu_10 approval_request@toolu_11 approval_decision@toolu_11"
+	// The denied command never ran: it is shown, in its place, as not run.
+	want := "session_start@<nil> approval_request@toolu_10 approval_decision@toolu_10 bash_start@toolu_10 " +
+		"approval_request@toolu_11 approval_decision@toolu_11 bash_start@toolu_11 bash_run@toolu_11"
 	if strings.Join(got, " ") != want {
 		t.Errorf("events\n got %s\nwant %s", strings.Join(got, " "), want)
 	}

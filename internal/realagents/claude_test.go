@@ -35,7 +35,7 @@ func TestClaudeTextThenBash(t *testing.T) {
 		t.Errorf("the model got %+v for git status", res)
 	}
 	id, evs := e.Recording(r.SessionID)
-	pendingStory(t, "issue 11 items 1 and 3 (text before its tool, on its own agent; the verdict on bash_start; not_run in place)", evs,
+	at.ExpectStory(t, evs,
 		"user: show me the status",
 		"main: I'll look at the status first.",
 		"main: $ git status --short [allow]",
@@ -69,7 +69,7 @@ func TestClaudeRiskyCommandWithoutTUI(t *testing.T) {
 		t.Errorf("the model got %+v for the risky command; want an error that names cuff", res)
 	}
 	_, evs := e.Recording(r.SessionID)
-	pendingStory(t, "issue 11 items 1 and 3 (text before its tool, on its own agent; the verdict on bash_start; not_run in place)", evs,
+	at.ExpectStory(t, evs,
 		"user: install the tool",
 		"main: Installing it with the script.",
 		"main: $ "+risky+" [ask]",
@@ -94,7 +94,7 @@ func TestClaudeFailingCommand(t *testing.T) {
 		t.Errorf("the model got %+v; want the failure", res)
 	}
 	_, evs := e.Recording(r.SessionID)
-	pendingStory(t, "issue 11 items 1 and 3 (text before its tool, on its own agent; the verdict on bash_start; not_run in place)", evs,
+	at.ExpectStory(t, evs,
 		"user: list the missing folder",
 		"main: $ ls no-such-folder [allow]",
 		"main: $ ls no-such-folder → exit 2",
@@ -122,7 +122,7 @@ func TestClaudeSubAgent(t *testing.T) {
 		t.Fatalf("claude exit %d\n%s", r.Code, r.Stderr)
 	}
 	_, evs := e.Recording(r.SessionID)
-	pendingStory(t, "issue 11 items 1 and 3 (text before its tool, on its own agent; the verdict on bash_start; not_run in place)", evs,
+	at.ExpectStory(t, evs,
 		"user: count the files",
 		"main: I'll ask a helper to count.",
 		"main: delegate general-purpose: Count the files in the project",

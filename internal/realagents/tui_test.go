@@ -60,7 +60,7 @@ func TestClaudeRiskyCommandApprovedInTUI(t *testing.T) {
 		t.Errorf("the model got %+v; want the command's result", res)
 	}
 	_, evs := e.Recording(r.SessionID)
-	pendingStory(t, "issue 11 items 1 and 3 (text before its tool, on its own agent; the verdict on bash_start; not_run in place)", evs,
+	at.ExpectStory(t, evs,
 		"user: ping the server",
 		"main: Pinging it.",
 		"main: asks: "+risky,
@@ -95,10 +95,11 @@ func TestClaudeRiskyCommandDeniedInTUI(t *testing.T) {
 		t.Errorf("the model got %+v; want the denial with its reason", res)
 	}
 	_, evs := e.Recording(r.SessionID)
-	pendingStory(t, "issue 11 items 1 and 3 (text before its tool, on its own agent; the verdict on bash_start; not_run in place)", evs,
+	at.ExpectStory(t, evs,
 		"user: upload the settings",
 		"main: asks: "+risky,
 		"main: deny by tui: secrets stay here",
+		"main: $ "+risky+" [ask]",
 		"main: $ "+risky+" → not_run",
 		"main: Understood, not uploading.",
 	)

@@ -1,6 +1,7 @@
 package claudehook
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -100,7 +101,7 @@ func (h *Handler) Handle(ctx context.Context, in *Input) (*Output, error) {
 	case EventPostToolUse, EventPostToolUseFailure:
 		return nil, c.postToolUse()
 	case EventStop, EventSubagentStop:
-		return nil, c.stop()
+		return nil, c.stop(ctx)
 	case EventSessionEnd:
 		return nil, c.sessionEnd()
 	}
@@ -147,11 +148,17 @@ func (c *call) writer(st *state) (*session.Writer, error) {
 // event builds an event of this call's agent: the main agent, or the
 // sub-agent running inside the newest open delegation.
 func (c *call) event(st *state, body transcript.Body) *transcript.Event {
+	return c.eventOf(st, c.in.AgentID, body)
+}
+
+// eventOf builds an event of agent: "" for the main agent, else a
+// sub-agent, nested in the delegation it runs in.
+func (c *call) eventOf(st *state, agent string, body transcript.Body) *transcript.Event {
 	ev := transcript.New("", c.now, body)
 	ev.ConversationID = c.in.SessionID
-	if c.in.AgentID != "" {
-		ev.AgentID = c.in.AgentID
-		ev.ParentCallID = st.delegationOf(c.in.AgentID)
+	if agent != "" {
+		ev.AgentID = agent
+		ev.ParentCallID = st.delegationOf(agent)
 	}
 	return ev
 }
@@ -164,8 +171,10 @@ func (c *call) append(st *state, events ...*transcript.Event) error {
 	return w.Append(events...)
 }
 
-// flushText records the assistant text written to the transcript since the
-// last look, so that turns come before the tools they led to.
+// flushText records the assistant text written to the transcripts since
+// the last look, so that turns come before the tools they led to: the main
+// transcript's as the main agent's, and, for an event of a sub-agent, that
+// sub-agent's own file as its own.
 func (c *call) flushText(st *state) error {
 	if st.Session == "" && st.Offset == 0 {
 		// The first event cuff sees of a conversation already under way
@@ -175,13 +184,40 @@ func (c *call) flushText(st *state) error {
 		st.Offset = transcriptSize(c.in.TranscriptPath)
 		return nil
 	}
-	turns, offset, err := assistantTurns(c.in.TranscriptPath, st.Offset)
+	fresh := c.newTurns(st, c.in.TranscriptPath, &st.Offset, "")
+	if c.in.AgentID != "" {
+		if st.SubOffsets == nil {
+			st.SubOffsets = map[string]int64{}
+		}
+		off := st.SubOffsets[c.in.AgentID]
+		fresh = append(fresh, c.newTurns(st, subAgentTranscript(c.in), &off, c.in.AgentID)...)
+		st.SubOffsets[c.in.AgentID] = off
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	return c.append(st, fresh...)
+}
+
+// newTurns reads one transcript file from *offset on (moving it past what
+// it read) and returns, in its order, the assistant turns not recorded yet,
+// as events of agent ("" for the main agent), and the commands it shows
+// were never run (see neverRan).
+func (c *call) newTurns(st *state, path string, offset *int64, agent string) []*transcript.Event {
+	entries, next, err := readTranscript(path, *offset, agent != "")
 	if err != nil {
 		return nil // the transcript lags or is gone: text is best effort
 	}
-	st.Offset = offset
+	*offset = next
 	var fresh []*transcript.Event
-	for _, ev := range turns {
+	for _, e := range entries {
+		if e.outcome != nil {
+			if run := c.neverRan(st, *e.outcome); run != nil {
+				fresh = append(fresh, run)
+			}
+			continue
+		}
+		ev := e.turn
 		t := ev.Body.(*transcript.ChatTurn)
 		key := t.MessageID + "/" + fmt.Sprint(t.Thinking) + "/" + fmt.Sprint(len(t.Text))
 		if t.MessageID != "" && st.seen(key) {
@@ -191,14 +227,88 @@ func (c *call) flushText(st *state) error {
 		if !t.Thinking && st.saidBefore(t.Text) {
 			continue
 		}
-		out := c.event(st, t)
+		out := c.eventOf(st, agent, t)
 		out.TS = ev.TS
 		fresh = append(fresh, out)
 	}
-	if len(fresh) == 0 {
+	return fresh
+}
+
+// awaitLastMessage waits (up to TranscriptWait) until the transcript holds
+// the message the agent stopped with, so that the turn's last text and the
+// tool outcomes before it are read in their order.
+func (c *call) awaitLastMessage(ctx context.Context) {
+	if c.in.LastMessage == "" {
+		return
+	}
+	path, from := c.in.TranscriptPath, peekState(c.h.opts.StateDir, c.in.SessionID).Offset
+	if c.in.HookEventName == EventSubagentStop {
+		path, from = subAgentTranscript(c.in), peekState(c.h.opts.StateDir, c.in.SessionID).SubOffsets[c.in.AgentID]
+	}
+	awaitLine(ctx, path, from, jsonPrefix(c.in.LastMessage), TranscriptWait)
+}
+
+// jsonPrefix is the start of text as a JSON string (as Claude Code writes
+// it), enough to recognise it in a transcript line.
+func jsonPrefix(text string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(text)
+	b := bytes.TrimSuffix(bytes.TrimSpace(buf.Bytes()), []byte(`"`))
+	if len(b) > 80 {
+		b = b[:80]
+	}
+	return b
+}
+
+// neverRan turns the outcome of a command that cuff let Claude Code ask
+// about into a not_run run, when Claude Code answered the model that it
+// was denied: with cuff's own reason (no one to ask, as under -p) or the
+// person's rejection in Claude Code's prompt. No PostToolUse comes for
+// such a call, so its result is recorded here, in its place.
+func (c *call) neverRan(st *state, o toolOutcome) *transcript.Event {
+	oc, ok := st.Open[o.ID]
+	if !ok || oc.Kind != kindBash || !oc.Recorded || oc.Asked == "" || !o.IsError || !deniedByClaude(o.Content, oc.Asked) {
 		return nil
 	}
-	return c.append(st, fresh...)
+	delete(st.Open, o.ID)
+	start := transcript.New("", c.now, &transcript.BashStart{})
+	start.CallID, start.ConversationID, start.AgentID, start.ParentCallID = o.ID, c.in.SessionID, oc.AgentID, oc.ParentCallID
+	return notRun(start, oc.Command, c.in.Cwd, "denied by Claude Code: "+firstLine(o.Content))
+}
+
+// deniedByClaude reports whether a tool result is Claude Code's denial of
+// a call (rather than the failure of a run): the reason cuff gave, or the
+// words Claude Code uses when the person rejects the call.
+func deniedByClaude(content, reason string) bool {
+	content, reason = strings.TrimSpace(content), strings.TrimSpace(reason)
+	if len(reason) > 200 { // the reason may reach the model cut short
+		reason = reason[:200]
+	}
+	if reason != "" && strings.Contains(content, reason) {
+		return true
+	}
+	for _, p := range []string{"The user doesn't want to proceed", "Claude requested permissions", "Permission to use", "[Request interrupted"} {
+		if strings.HasPrefix(content, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// awaitTranscript waits (up to TranscriptWait) until the transcript the
+// tool call is written to holds it, so that the text before the call is
+// there to be recorded before it.
+func (c *call) awaitTranscript(ctx context.Context) {
+	if c.in.ToolUseID == "" {
+		return
+	}
+	path, from := c.in.TranscriptPath, peekState(c.h.opts.StateDir, c.in.SessionID).Offset
+	if c.in.AgentID != "" {
+		path, from = subAgentTranscript(c.in), peekState(c.h.opts.StateDir, c.in.SessionID).SubOffsets[c.in.AgentID]
+	}
+	awaitLine(ctx, path, from, []byte(`"`+c.in.ToolUseID+`"`), TranscriptWait)
 }
 
 func (c *call) sessionStart() error {
@@ -246,13 +356,14 @@ func (c *call) sessionEnd() error {
 	return err
 }
 
-func (c *call) stop() error {
+func (c *call) stop(ctx context.Context) error {
+	c.awaitLastMessage(ctx)
 	return c.locked(func(st *state) error {
 		if err := c.flushText(st); err != nil {
 			return err
 		}
 		if c.in.HookEventName == EventSubagentStop {
-			if c.in.LastMessage != "" {
+			if c.in.LastMessage != "" && !st.saidBefore(c.in.LastMessage) {
 				return c.append(st, c.event(st, &transcript.ChatTurn{Role: transcript.RoleAssistant, Text: c.in.LastMessage}))
 			}
 			return nil

@@ -46,6 +46,8 @@ type Input struct {
 	LastMessage    string          `json:"last_assistant_message"`
 	Reason         string          `json:"reason"`
 	SessionTitle   string          `json:"session_title"`
+	// AgentTranscriptPath is a sub-agent's own transcript (SubagentStop).
+	AgentTranscriptPath string `json:"agent_transcript_path"`
 }
 
 // Parse reads a hook event. Anything that is not a JSON object is an error;

@@ -26,6 +26,8 @@ type state struct {
 	Session string `json:"cuff_session,omitempty"`
 	// Offset is how far the transcript has been read for assistant text.
 	Offset int64 `json:"transcript_offset"`
+	// SubOffsets is how far each sub-agent's own transcript has been read.
+	SubOffsets map[string]int64 `json:"sub_offsets,omitempty"`
 	// Open holds tool calls that started and have not finished, by tool_use_id.
 	Open map[string]openCall `json:"open,omitempty"`
 	// Messages are the ids of assistant messages already recorded.
@@ -59,6 +61,9 @@ type openCall struct {
 	AgentID      string    `json:"agent_id,omitempty"`
 	ParentCallID string    `json:"parent_call_id,omitempty"`
 	Recorded     bool      `json:"recorded"` // its start event is in the session
+	// Asked is the reason cuff gave when it let Claude Code ask: a
+	// denial with this reason (no one to ask, in -p) means it never ran.
+	Asked string `json:"asked,omitempty"`
 }
 
 // textKey identifies an assistant text.
@@ -145,6 +150,16 @@ func withState(dir, claudeSession string, fn func(*state) error) error {
 		return fmt.Errorf("hook state: %w", err)
 	}
 	return os.Rename(tmp, path)
+}
+
+// peekState reads a session's state without its lock, for a hint (how far
+// the transcripts were read) that may be a moment old; never for a change.
+func peekState(dir, claudeSession string) *state {
+	st := &state{}
+	if data, err := os.ReadFile(statePath(dir, claudeSession)); err == nil {
+		_ = json.Unmarshal(data, st)
+	}
+	return st
 }
 
 // stateRetention is how long the state of a Claude session is kept after

@@ -19,13 +19,38 @@ type gated struct {
 	reason     string
 	result     gate.Result
 	viaTUI     bool // ask a person in cuff's TUI
+	granted    bool // a person approved it for the session earlier
+}
+
+// decisionNone is the recorded decision when cuff leaves a command to the
+// agent's own permission flow.
+const decisionNone = "none"
+
+// verdict is what the gate said, as recorded on bash_start: the decision
+// cuff gave the agent (ask when a person decides in the TUI), with the
+// tier, rule and reasons of the part that decided it.
+func (g gated) verdict() *transcript.Verdict {
+	v := &transcript.Verdict{Decision: g.permission, Rule: g.result.Rule, Reasons: g.result.Reasons}
+	if g.viaTUI {
+		v.Decision = PermissionAsk
+	}
+	if v.Decision == "" {
+		v.Decision = decisionNone
+	}
+	if g.result.Verdict != 0 || g.result.Rule != "" || len(g.result.Reasons) > 0 {
+		v.Tier = g.result.Tier.String()
+	}
+	if g.granted {
+		v.Reasons = []string{"approved for the rest of this session"}
+	}
+	return v
 }
 
 // decideBash classifies a command for this agent session.
 func (c *call) decideBash(ctx context.Context, command string) gated {
 	b := c.h.opts.Broker
 	if b != nil && b.Granted(c.key, command) {
-		return gated{permission: PermissionAllow, reason: "cuff: approved for the rest of this session"}
+		return gated{permission: PermissionAllow, reason: "cuff: approved for the rest of this session", granted: true}
 	}
 	var taint gate.Taint
 	if b != nil {
@@ -67,6 +92,7 @@ func (c *call) decideBash(ctx context.Context, command string) gated {
 func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 	in := c.in
 	callID := c.toolCallID()
+	c.awaitTranscript(ctx)
 	if !isBash(in.ToolName) {
 		return nil, c.locked(func(st *state) error {
 			if err := c.flushText(st); err != nil {
@@ -98,7 +124,7 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 		if err := c.flushText(st); err != nil {
 			return err
 		}
-		start := c.event(st, &transcript.BashStart{Command: bash.Command, WorkingDirectory: in.Cwd})
+		start := c.event(st, &transcript.BashStart{Command: bash.Command, WorkingDirectory: in.Cwd, Verdict: g.verdict()})
 		start.CallID = callID
 		switch {
 		case g.permission == PermissionDeny:
@@ -120,8 +146,12 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 				AgentID: start.AgentID, ParentCallID: start.ParentCallID}
 			return nil
 		}
-		st.Open[callID] = openCall{Kind: kindBash, Tool: in.ToolName, Command: bash.Command, Start: c.now,
+		oc := openCall{Kind: kindBash, Tool: in.ToolName, Command: bash.Command, Start: c.now,
 			AgentID: start.AgentID, ParentCallID: start.ParentCallID, Recorded: true}
+		if g.permission == PermissionAsk {
+			oc.Asked = g.reason // Claude Code asks; no one may be there (-p): see notRun
+		}
+		st.Open[callID] = oc
 		return c.append(st, start)
 	})
 	if err != nil || req == nil {
@@ -134,7 +164,6 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 		return decision(PermissionAsk, g.reason), err // cuff could not ask: let Claude Code ask
 	}
 	if !d.Approved() {
-		_ = c.locked(func(st *state) error { delete(st.Open, callID); return nil })
 		reason := "denied in cuff"
 		if d.Reason != "" {
 			reason += ": " + d.Reason
@@ -142,11 +171,23 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 		if d.Decision == transcript.DecisionTimeout {
 			reason = "no one approved the command in time in cuff"
 		}
-		return decision(PermissionDeny, reason), nil
+		err = c.locked(func(st *state) error {
+			oc, ok := st.Open[callID]
+			delete(st.Open, callID)
+			if !ok {
+				return nil // the session ended meanwhile
+			}
+			c.now = c.h.opts.Now()
+			start := c.event(st, &transcript.BashStart{Command: bash.Command, WorkingDirectory: in.Cwd, Verdict: g.verdict()})
+			start.CallID, start.AgentID, start.ParentCallID = callID, oc.AgentID, oc.ParentCallID
+			run := notRun(start, bash.Command, in.Cwd, reason)
+			return c.append(st, start, run)
+		})
+		return decision(PermissionDeny, reason), err
 	}
 	err = c.locked(func(st *state) error {
 		c.now = c.h.opts.Now()
-		start := c.event(st, &transcript.BashStart{Command: bash.Command, WorkingDirectory: in.Cwd})
+		start := c.event(st, &transcript.BashStart{Command: bash.Command, WorkingDirectory: in.Cwd, Verdict: g.verdict()})
 		start.CallID = callID
 		oc := st.Open[callID]
 		oc.Recorded, oc.Kind, oc.Command, oc.Tool, oc.Start = true, kindBash, bash.Command, in.ToolName, c.now
@@ -154,6 +195,18 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 		return c.append(st, start)
 	})
 	return decision(PermissionAllow, "cuff: approved by "+d.By), err
+}
+
+// notRun is the run of a command that never ran (denied, or no one was
+// there to approve it), in the place of its result.
+func notRun(start *transcript.Event, command, cwd, why string) *transcript.Event {
+	run := transcript.New("", start.TS, &transcript.BashRun{Command: command, WorkingDirectory: cwd,
+		Error: &transcript.RunError{Code: codeNotRun, Message: why}})
+	run.CallID, run.ConversationID, run.AgentID, run.ParentCallID = start.CallID, start.ConversationID, start.AgentID, start.ParentCallID
+	if run.AgentID == "" {
+		run.AgentID = transcript.MainAgent
+	}
+	return run
 }
 
 // orNone drops an output that carries no decision.
