@@ -4,6 +4,8 @@
 //
 //	benchrun compare -n 21 -name "cuff version" -a "cuff version" -b "/bin/true"
 //	benchrun gen-session -dir DIR -events 100000
+//	benchrun gen-claude -out FILE -mb 200
+//	benchrun gen-claude-history -dir CONFIG_DIR -sessions 1000 -mb 958
 package main
 
 import (
@@ -16,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cuff-dev/cuff/internal/synthetic"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 )
@@ -31,6 +34,10 @@ func main() {
 		err = compare(os.Args[2:])
 	case "gen-session":
 		err = genSession(os.Args[2:])
+	case "gen-claude":
+		err = genClaude(os.Args[2:])
+	case "gen-claude-history":
+		err = genClaudeHistory(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}
@@ -179,5 +186,53 @@ func genSession(args []string) error {
 		}
 		fmt.Println(w.ID())
 	}
+	return nil
+}
+
+// genClaude writes one Claude Code transcript of about the size asked and
+// prints its path.
+func genClaude(args []string) error {
+	fs := flag.NewFlagSet("gen-claude", flag.ContinueOnError)
+	out := fs.String("out", "", "the transcript to write (<dir>/<uuid>.jsonl when a directory)")
+	mb := fs.Int64("mb", 200, "size in MB")
+	seed := fs.Uint64("seed", 1, "seed of the content")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return fmt.Errorf("gen-claude needs -out")
+	}
+	start := time.Now().Add(-14 * 24 * time.Hour)
+	tr, err := synthetic.WriteClaudeFile(*out, synthetic.ClaudeOptions{Bytes: *mb << 20, Seed: *seed, Start: start})
+	if err != nil {
+		return err
+	}
+	fmt.Println(tr.Path)
+	return nil
+}
+
+// genClaudeHistory writes a Claude Code history of many sessions under a
+// configuration folder (what CLAUDE_CONFIG_DIR names).
+func genClaudeHistory(args []string) error {
+	fs := flag.NewFlagSet("gen-claude-history", flag.ContinueOnError)
+	dir := fs.String("dir", "", "the Claude Code configuration folder to write into")
+	sessions := fs.Int("sessions", 1000, "number of sessions")
+	mb := fs.Int64("mb", 958, "total size in MB")
+	seed := fs.Uint64("seed", 1, "seed of the content")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return fmt.Errorf("gen-claude-history needs -dir")
+	}
+	trs, err := synthetic.ClaudeHistory(*dir, synthetic.HistoryOptions{Sessions: *sessions, Bytes: *mb << 20, Seed: *seed})
+	if err != nil {
+		return err
+	}
+	var total int64
+	for _, tr := range trs {
+		total += tr.Bytes
+	}
+	fmt.Printf("%d sessions, %d MB\n", len(trs), total>>20)
 	return nil
 }

@@ -52,7 +52,16 @@ type Options struct {
 	// delegation is open, until it ends or Flush. A missing or unreadable
 	// sub-agent file is passed over. Empty: the transcript is read alone.
 	Path string
+	// Brief reads for counting only: long strings are cut short before
+	// decoding (see stream.Shorten), so texts and outputs come out cut,
+	// while every event, count, command and token figure stays exact.
+	Brief bool
 }
+
+// briefWhole are the fields a brief read keeps whole: commands are counted
+// by their text. (A task's prompt and the first record of its inline
+// sub-agent are cut alike, so they still match.)
+var briefWhole = []string{"command"}
 
 // Decoder turns transcript records into events, one line at a time, so
 // that a follower can feed it lines as they are written. It never fails on
@@ -89,6 +98,8 @@ type Decoder struct {
 	tasks      []*task          // delegations started, to link inline sidechains
 	synthetic  []*link          // delegations opened for sub-agents without a parent
 	seenNested map[string]bool  // agent_progress records already decoded
+
+	short []byte // a brief read's shortened line
 
 	files *agentFiles // sub-agents' own files, when Options.Path is set
 	fixed *link       // a sub-agent file read for its parent: every record is this agent's
@@ -127,6 +138,10 @@ func (d *Decoder) Stats() Stats { return d.stats }
 // Line decodes one line (without its newline) and passes any events it
 // completes to out. It returns an error only when out does.
 func (d *Decoder) Line(raw []byte, out stream.Emit) error {
+	if d.opts.Brief {
+		d.short = stream.Shorten(d.short[:0], raw, stream.BriefKeep, briefWhole...)
+		raw = d.short
+	}
 	return stream.DecodeLine(&d.stats, d.em, raw, out, &d.lineEvents, d.record,
 		func() bool { return d.title != "" })
 }

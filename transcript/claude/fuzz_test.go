@@ -7,10 +7,11 @@ import (
 	"testing"
 
 	"github.com/cuff-dev/cuff/transcript"
+	"github.com/cuff-dev/cuff/transcript/foreign/stream"
 	"github.com/cuff-dev/cuff/transcript/foreign/stream/streamtest"
 )
 
-// FuzzClaude feeds the decoder arbitrary input: it must never panic or
+// FuzzClaude feeds the decoder arbitrary input, read whole and brief: it must never panic or
 // fail, and what it yields must keep the promises of any decode.
 func FuzzClaude(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
@@ -48,6 +49,14 @@ func FuzzClaude(f *testing.F) {
 		}
 		if st.Events != len(events) || len(events) == 0 {
 			t.Fatalf("stats count %d events, %d passed", st.Events, len(events))
+		}
+		streamtest.Basics(t, events, "claude:")
+		events = events[:0]
+		if _, err := stream.Run(bytes.NewReader(data), NewDecoder(Options{Brief: true}), func(ev *transcript.Event) error {
+			events = append(events, ev)
+			return nil
+		}); err != nil {
+			t.Fatalf("brief decode failed: %v", err)
 		}
 		streamtest.Basics(t, events, "claude:")
 	})

@@ -34,7 +34,16 @@ type Options struct {
 	// FallbackUUID names the session when the rollout has no session_meta,
 	// e.g. the uuid in the file's name. Default "unknown".
 	FallbackUUID string
+	// Brief reads for counting only: long outputs are cut short before
+	// decoding (see stream.Shorten), while every event, count, command
+	// and token figure stays exact.
+	Brief bool
 }
+
+// briefWhole are the fields a brief read keeps whole: commands are counted
+// by their text, and messages are told apart by theirs (a rollout records
+// most of them twice).
+var briefWhole = []string{"command", "cmd", "text", "message"}
 
 // Decoder turns rollout lines into events, one line at a time, so that a
 // follower can feed it lines as they are written. It never fails on bad
@@ -60,6 +69,7 @@ type Decoder struct {
 	running   map[string]string // unified-exec session id → the exec call still running
 
 	fromItems, fromEvents map[uint64]int // messages written from each of the two records
+	short                 []byte         // a brief read's shortened line
 
 	usage        transcript.Usage // counted but not yet written on a turn
 	lastTotal    tokenUsage
@@ -101,6 +111,10 @@ func (d *Decoder) Stats() Stats { return d.stats }
 // Line decodes one line (without its newline) and passes any events it
 // completes to out. It returns an error only when out does.
 func (d *Decoder) Line(raw []byte, out stream.Emit) error {
+	if d.opts.Brief {
+		d.short = stream.Shorten(d.short[:0], raw, stream.BriefKeep, briefWhole...)
+		raw = d.short
+	}
 	return stream.DecodeLine(&d.stats, d.em, raw, out, &d.lineEvents, d.dispatch,
 		func() bool { return d.title != "" })
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cuff-dev/cuff/transcript"
+	"github.com/cuff-dev/cuff/transcript/foreign/stream"
 	"github.com/cuff-dev/cuff/transcript/foreign/stream/streamtest"
 )
 
@@ -42,6 +43,14 @@ func FuzzCodex(f *testing.F) {
 		}
 		if st.Events != len(events) || len(events) == 0 {
 			t.Fatalf("stats count %d events, %d passed", st.Events, len(events))
+		}
+		streamtest.Basics(t, events, "codex:")
+		events = events[:0]
+		if _, err := stream.Run(bytes.NewReader(data), NewDecoder(Options{Brief: true}), func(ev *transcript.Event) error {
+			events = append(events, ev)
+			return nil
+		}); err != nil {
+			t.Fatalf("brief decode failed: %v", err)
 		}
 		streamtest.Basics(t, events, "codex:")
 	})

@@ -6,12 +6,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cuff-dev/cuff/transcript"
 )
@@ -234,9 +236,14 @@ func WalkJSONL(data []byte, fn func(map[string]any)) {
 }
 
 // SamplesDir finds the real transcripts kept beside the checkout
-// (../shared/samples/<sub> from the repository root), or skips the test.
+// (../shared/samples/<sub> from the repository root, or <sub> in the
+// folder $CUFF_SAMPLES names, for a checkout kept elsewhere), or skips the
+// test.
 func SamplesDir(t testing.TB, sub string) string {
 	t.Helper()
+	if d := os.Getenv("CUFF_SAMPLES"); d != "" {
+		return filepath.Join(d, sub)
+	}
 	dir, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
@@ -256,4 +263,61 @@ func SamplesDir(t testing.TB, sub string) string {
 		t.Skipf("no real samples at %s", samples)
 	}
 	return samples
+}
+
+// Shape describes an event by what a brief read (see stream.Shorten) must
+// keep exact: its place, its kind, who made it, its call, and the body's
+// figures and names, but not its long texts (only whether there is one).
+func Shape(ev *transcript.Event) string {
+	s := fmt.Sprintf("%d %s %s agent=%s call=%s parent=%s", ev.Seq, ev.Type, ev.TS.Format(time.RFC3339Nano), ev.AgentID, ev.CallID, ev.ParentCallID)
+	switch b := ev.Body.(type) {
+	case *transcript.SessionStart:
+		s += fmt.Sprintf(" agent=%s source=%s cwd=%s", b.Agent, b.Source, b.WorkingDirectory)
+		if b.Git != nil {
+			s += fmt.Sprintf(" git=%+v", *b.Git)
+		}
+	case *transcript.ChatTurn:
+		s += fmt.Sprintf(" role=%s thinking=%v text=%v model=%s msg=%s", b.Role, b.Thinking, b.Text != "", b.Model, b.MessageID)
+		if b.Usage != nil {
+			s += fmt.Sprintf(" usage=%+v", *b.Usage)
+		}
+	case *transcript.ToolCall:
+		s += fmt.Sprintf(" tool=%s", b.Tool)
+	case *transcript.ToolResult:
+		s += fmt.Sprintf(" tool=%s error=%v duration=%d", b.Tool, b.IsError, b.DurationMS)
+	case *transcript.BashStart:
+		s += fmt.Sprintf(" command=%q cwd=%s", b.Command, b.WorkingDirectory)
+	case *transcript.BashRun:
+		s += fmt.Sprintf(" command=%q cwd=%s timedout=%v interrupted=%v failed=%v duration=%d timeout=%d",
+			b.Command, b.WorkingDirectory, b.TimedOut, b.Interrupted, b.Failed(), b.DurationMS, b.TimeoutSeconds)
+		if b.ExitCode != nil {
+			s += fmt.Sprintf(" code=%d", *b.ExitCode)
+		}
+	case *transcript.Delegation:
+		s += fmt.Sprintf(" phase=%s type=%s sub=%s", b.Phase, b.AgentType, b.SubAgentID)
+		if b.Success != nil {
+			s += fmt.Sprintf(" success=%v", *b.Success)
+		}
+	case *transcript.SessionEnd:
+		s += fmt.Sprintf(" status=%s", b.Status)
+	}
+	return s
+}
+
+// SameShapes fails the test unless brief has the events of full, shape
+// for shape (see Shape).
+func SameShapes(t testing.TB, full, brief []*transcript.Event) {
+	t.Helper()
+	for i := 0; i < len(full) || i < len(brief); i++ {
+		var a, b string
+		if i < len(full) {
+			a = Shape(full[i])
+		}
+		if i < len(brief) {
+			b = Shape(brief[i])
+		}
+		if a != b {
+			t.Fatalf("event %d of %d/%d differs:\n full: %s\nbrief: %s", i+1, len(full), len(brief), a, b)
+		}
+	}
 }

@@ -1,0 +1,105 @@
+package stream
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// BriefKeep is how much of a long string Shorten keeps for a brief read:
+// enough for a title, an "Exit code N" line and any marker a decoder looks
+// for at the start of a text.
+const BriefKeep = 320
+
+// Shorten copies a JSON line to dst with every string value longer than
+// keep bytes (as written, escapes included) cut to about its first keep
+// bytes, at a boundary that splits no escape and no UTF-8 sequence, so the
+// line stays valid JSON when it was. Kept whole are keys, the values of
+// the keys named in whole (what a decoder counts or matches by its exact
+// text, such as a command) and strings that start with '{' or '[', as
+// they may hold JSON a decoder reads (a Codex output's exit code comes
+// after the output). It is what reading for counts and
+// statistics needs: the shape of each record and the start of its text,
+// at a fraction of the cost of decoding tool outputs that run to
+// megabytes. A line that is not well-formed is copied as far as strings
+// can be told apart in it, then as it is.
+func Shorten(dst, line []byte, keep int, whole ...string) []byte {
+	var key []byte // the key whose value comes next
+	for {
+		open := bytes.IndexByte(line, '"')
+		if open < 0 {
+			return append(dst, line...)
+		}
+		dst = append(dst, line[:open+1]...)
+		line = line[open+1:]
+		end := stringEnd(line)
+		if end < 0 {
+			return append(dst, line...)
+		}
+		body := line[:end]
+		rest := bytes.TrimLeft(line[end+1:], " \t\r\n")
+		switch {
+		case len(rest) > 0 && rest[0] == ':': // a key: never cut
+			key = body
+		case len(body) > keep && body[0] != '{' && body[0] != '[' && !wholeKey(key, whole):
+			body = body[:cutAt(body, keep)]
+			key = nil
+		default:
+			key = nil
+		}
+		dst = append(dst, body...)
+		dst = append(dst, '"')
+		line = line[end+1:]
+	}
+}
+
+func wholeKey(key []byte, whole []string) bool {
+	for _, k := range whole {
+		if string(key) == k {
+			return true
+		}
+	}
+	return false
+}
+
+// stringEnd is the index of the quote that closes the JSON string whose
+// contents s starts with, or -1.
+func stringEnd(s []byte) int {
+	from := 0
+	for {
+		q := bytes.IndexByte(s[from:], '"')
+		if q < 0 {
+			return -1
+		}
+		q += from
+		n := 0
+		for p := q - 1; p >= 0 && s[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q
+		}
+		from = q + 1
+	}
+}
+
+// cutAt is where to cut the contents of a JSON string to at most n bytes
+// without splitting an escape or a UTF-8 sequence.
+func cutAt(s []byte, n int) int {
+	i := 0
+	for i < n {
+		w := 1
+		switch c := s[i]; {
+		case c == '\\' && i+1 < len(s) && s[i+1] == 'u':
+			w = 6
+		case c == '\\':
+			w = 2
+		case c >= utf8.RuneSelf:
+			_, w = utf8.DecodeRune(s[i:])
+		}
+		if i+w > n {
+			break
+		}
+		i += w
+	}
+	return i
+}
