@@ -60,7 +60,7 @@ type HTMLWriter struct {
 	waiting map[string]*htmlPending // first halves by pairKey
 	bytes   int
 	delegs  map[string]htmlDeleg
-	events  int64 // events of the current session
+	counts  session.Meta // what the current session's events add up to
 	res     Result
 }
 
@@ -111,7 +111,7 @@ func (h *HTMLWriter) BeginSession(info session.Info) error {
 			return err
 		}
 	}
-	h.session, h.day, h.events = true, "", 0
+	h.session, h.day, h.counts = true, "", session.Meta{}
 	h.waiting, h.delegs = map[string]*htmlPending{}, map[string]htmlDeleg{}
 	return h.exec("session", map[string]any{"Title": title, "Meta": h.sessionMeta(info)})
 }
@@ -136,14 +136,6 @@ func (h *HTMLWriter) sessionMeta(in session.Info) []htmlMeta {
 		add("Duration", FormatDuration(in.Duration.Milliseconds()))
 	}
 	add("Status", in.Status)
-	if in.Events > 0 {
-		counts := fmt.Sprintf("%s · %s · %s · %s", plural(int(in.Events), "event"), plural(int(in.Turns), "turn"),
-			plural(int(in.ToolCalls), "tool call"), plural(int(in.Commands), "command"))
-		if in.Failures > 0 {
-			counts += " · " + plural(int(in.Failures), "failure")
-		}
-		add("Events", counts)
-	}
 	return m
 }
 
@@ -155,7 +147,7 @@ func (h *HTMLWriter) Write(ev *transcript.Event) error {
 		}
 	}
 	h.res.Events++
-	h.events++
+	h.counts.Add(ev)
 	if c, ok := ev.Body.(*transcript.ChatTurn); ok && c.UsageOnly() {
 		return nil // a message of tool calls: its tokens count, there is nothing to show
 	}
@@ -251,7 +243,13 @@ func (h *HTMLWriter) endSession() error {
 	if err := h.drain(true); err != nil {
 		return err
 	}
-	return h.exec("sessionEnd", "Exported by cuff · "+plural(int(h.events), "event"))
+	c := &h.counts
+	counts := fmt.Sprintf("Exported by cuff · %s · %s · %s · %s", plural(int(c.EntryCount), "event"), plural(int(c.Turns), "turn"),
+		plural(int(c.ToolCalls), "tool call"), plural(int(c.Commands), "command"))
+	if c.Failures() > 0 {
+		counts += " · " + plural(int(c.Failures()), "failure")
+	}
+	return h.exec("sessionEnd", counts)
 }
 
 // Close implements Sink: it finishes the page and flushes it.

@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -196,43 +197,67 @@ func (f *FolderSource) List(ctx context.Context) ([]Info, error) {
 }
 
 // Fill computes exact counts for the listed sessions whose counts are
-// Unknown, decoding each file whole, until ctx is done; results are cached.
+// Unknown, until ctx is done: several files at once (one per processor),
+// each read for its figures only (texts cut short, see claude.Options.Brief).
+// What it computed is cached, however far it got, so that the next
+// listing goes on from there; a file cut short by ctx is left Unknown.
 func (f *FolderSource) Fill(ctx context.Context, infos []Info) error {
 	if !f.filling.TryLock() {
 		return nil // another pass is counting; its results reach the cache
 	}
 	defer f.filling.Unlock()
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range max(runtime.GOMAXPROCS(0), 1) {
+		wg.Go(func() {
+			for i := range work {
+				f.fillOne(ctx, &infos[i])
+			}
+		})
+	}
 	for i := range infos {
 		if infos[i].Source != f.name || infos[i].Events != Unknown {
 			continue
 		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		fi, err := os.Stat(infos[i].Path)
-		if err != nil {
+		select {
+		case work <- i:
 			continue
+		case <-ctx.Done():
 		}
-		info := infos[i]
-		if err := f.count(infos[i].Path, &info); err != nil {
-			continue
-		}
-		cached := info
-		if cached.Status == transcript.StatusActive {
-			cached.Status = StatusIdle // liveness is worked out afresh at each listing
-		}
-		f.mu.Lock()
-		f.entries[info.Path] = newCachedInfo(fi, cached)
-		f.dirty = true
-		f.mu.Unlock()
-		live, status := infos[i].Live, infos[i].Status
-		infos[i] = info
-		infos[i].Live, infos[i].Status = live, status
+		break
 	}
+	close(work)
+	wg.Wait()
 	f.mu.Lock()
 	f.saveCache()
 	f.mu.Unlock()
-	return nil
+	return ctx.Err()
+}
+
+// fillOne counts one listed session and caches the counts.
+func (f *FolderSource) fillOne(ctx context.Context, in *Info) {
+	if ctx.Err() != nil {
+		return
+	}
+	fi, err := os.Stat(in.Path)
+	if err != nil {
+		return
+	}
+	info := *in
+	if err := f.count(ctx, in.Path, &info); err != nil {
+		return
+	}
+	cached := info
+	if cached.Status == transcript.StatusActive {
+		cached.Status = StatusIdle // liveness is worked out afresh at each listing
+	}
+	f.mu.Lock()
+	f.entries[info.Path] = newCachedInfo(fi, cached)
+	f.dirty = true
+	f.mu.Unlock()
+	live, status := in.Live, in.Status
+	*in = info
+	in.Live, in.Status = live, status
 }
 
 // skim reads a file's head and tail. A file that fits in the head is
@@ -259,7 +284,7 @@ func (f *FolderSource) skim(path string, fi os.FileInfo) (Info, error) {
 	}
 	if int64(n) >= fi.Size() && fi.Size() <= headBytes {
 		// the whole file was read: name and count it exactly in one pass
-		if err := f.countBytes(head, path, &info); err == nil {
+		if err := f.countFrom(context.Background(), bytes.NewReader(head), int64(len(head)), path, false, &info); err == nil {
 			info.Updated = lastTime(head, info.Started)
 		}
 	} else {
@@ -337,20 +362,30 @@ func timestampIn(line []byte) (time.Time, bool) {
 	}
 }
 
-// count decodes a whole file to fill in exact counts.
-func (f *FolderSource) count(path string, info *Info) error {
-	data, err := os.ReadFile(path)
+// count reads a whole file for its exact counts, briefly (see Fill).
+func (f *FolderSource) count(ctx context.Context, path string, info *Info) error {
+	file, err := os.Open(path)
 	if err != nil {
 		return err
 	}
-	return f.countBytes(data, path, info)
+	defer file.Close()
+	size := int64(-1)
+	if fi, err := file.Stat(); err == nil {
+		size = fi.Size()
+	}
+	return f.countFrom(ctx, file, size, path, true, info)
 }
 
-// countBytes decodes a whole file's bytes to fill in exact counts, and
-// what its session_start says.
-func (f *FolderSource) countBytes(data []byte, path string, info *Info) error {
+// countFrom reads a transcript from r, brief or whole, for its exact
+// counts and what its session_start says (a title already known is kept:
+// a brief read cuts the prompt it comes from).
+func (f *FolderSource) countFrom(ctx context.Context, r io.Reader, size int64, path string, brief bool, info *Info) error {
 	var m Meta
-	err := decodeTranscript(bytes.NewReader(data), int64(len(data)), path, func(ev *transcript.Event) error {
+	title := info.Title
+	err := decodeTranscript(r, size, path, brief, func(ev *transcript.Event) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if m.EntryCount == 0 {
 			startInfo(ev, info)
 		}
@@ -366,7 +401,10 @@ func (f *FolderSource) countBytes(data []byte, path string, info *Info) error {
 		info.Updated = m.LastUpdated
 		info.Duration = m.LastUpdated.Sub(info.Started)
 	}
-	if info.Title == "" {
+	switch {
+	case title != "":
+		info.Title = title
+	case info.Title == "":
 		info.Title = m.Title
 	}
 	return nil
@@ -404,8 +442,16 @@ func (f *FolderSource) Read(ctx context.Context, id string, fn func(*transcript.
 	if err != nil {
 		return err
 	}
+	return f.readFile(ctx, path, false, fn)
+}
+
+// readFile decodes the transcript at path, whole or brief, until ctx is done.
+func (f *FolderSource) readFile(ctx context.Context, path string, brief bool, fn func(*transcript.Event) error) error {
 	file, err := os.Open(path)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return &NotFoundError{ID: f.idOf(path)}
+		}
 		return err // *fs.PathError: "open PATH: why"
 	}
 	defer file.Close()
@@ -413,7 +459,7 @@ func (f *FolderSource) Read(ctx context.Context, id string, fn func(*transcript.
 	if fi, err := file.Stat(); err == nil {
 		size = fi.Size()
 	}
-	return decodeTranscript(file, size, path, func(ev *transcript.Event) error {
+	return decodeTranscript(file, size, path, brief, func(ev *transcript.Event) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -424,9 +470,10 @@ func (f *FolderSource) Read(ctx context.Context, id string, fn func(*transcript.
 // decodeTranscript decodes the transcript at path, read from r, whole: a
 // Claude Code session with the work of its sub-agents that wrote files of
 // their own nested in (see claude.Options.Path), any other format as
-// foreign.DecodeWith does. size, when known (else -1), sizes the buffers
-// for a small file.
-func decodeTranscript(r io.Reader, size int64, path string, fn func(*transcript.Event) error) error {
+// foreign.DecodeWith does; brief for its figures only (see
+// claude.Options.Brief). size, when known (else -1), sizes the buffers for
+// a small file.
+func decodeTranscript(r io.Reader, size int64, path string, brief bool, fn func(*transcript.Event) error) error {
 	uuid := foreign.FallbackID(path)
 	peek := foreign.HeadSize
 	if size >= 0 && size < int64(peek) {
@@ -438,10 +485,10 @@ func decodeTranscript(r io.Reader, size int64, path string, fn func(*transcript.
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	if foreign.Detect(head) != foreign.FormatClaude {
-		_, err = foreign.DecodeWith(br, foreign.Options{FallbackUUID: uuid}, fn)
+		_, err = foreign.DecodeWith(br, foreign.Options{FallbackUUID: uuid, Brief: brief}, fn)
 		return err
 	}
-	d := claude.NewDecoder(claude.Options{FallbackUUID: uuid, Path: path})
+	d := claude.NewDecoder(claude.Options{FallbackUUID: uuid, Path: path, Brief: brief})
 	lines := transcript.NewLineReader(br)
 	if size >= 0 {
 		lines = transcript.NewLineReaderSize(br, int(min(size, math.MaxInt32))+1)
@@ -543,4 +590,18 @@ func (f *FolderSource) saveCache() {
 	if writeJSONAtomic(f.cache, f.entries) == nil {
 		f.dirty = false
 	}
+}
+
+// ReadFigures implements FiguresReader: the session's transcript (the
+// file in.Path names, else the one of in.ID) read briefly, texts cut short.
+func (f *FolderSource) ReadFigures(ctx context.Context, in Info, fn func(*transcript.Event) error) error {
+	path := in.Path
+	if path == "" {
+		p, err := f.findPath(ctx, in.ID)
+		if err != nil {
+			return err
+		}
+		path = p
+	}
+	return f.readFile(ctx, path, true, fn)
 }

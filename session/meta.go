@@ -58,6 +58,11 @@ func (m *Meta) Duration() time.Duration { return time.Duration(m.TotalDurationMS
 // Failures counts commands that failed or timed out.
 func (m *Meta) Failures() int64 { return m.CommandsFailed + m.CommandsTimedOut }
 
+// Add folds one event into the summary: the count every view of a session
+// shows (turns, tool calls, commands and failures as the session list
+// counts them).
+func (m *Meta) Add(ev *transcript.Event) { m.add(ev) }
+
 // add folds one event into the summary.
 func (m *Meta) add(ev *transcript.Event) {
 	m.EntryCount++

@@ -109,3 +109,20 @@ func (t *TokenStats) Add(sessionID string, turn *transcript.ChatTurn) {
 func (t *TokenStats) Total() int64 {
 	return t.InputTokens + t.OutputTokens + t.CacheReadTokens + t.CacheWriteTokens
 }
+
+// merge adds the usage of other sessions (each session's messages were
+// counted once on its own).
+func (t *TokenStats) merge(o *TokenStats) {
+	t.InputTokens += o.InputTokens
+	t.OutputTokens += o.OutputTokens
+	t.CacheReadTokens += o.CacheReadTokens
+	t.CacheWriteTokens += o.CacheWriteTokens
+	t.CostUSD += o.CostUSD
+	t.UnpricedTokens += o.UnpricedTokens
+	for model, cost := range o.ByModel {
+		if t.ByModel == nil {
+			t.ByModel = map[string]float64{}
+		}
+		t.ByModel[model] += cost
+	}
+}

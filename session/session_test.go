@@ -232,7 +232,7 @@ func TestStatsAndClean(t *testing.T) {
 	for i, m := range all {
 		infos[i] = s.InfoOf(m)
 	}
-	st, err := StatsOf(context.Background(), []Source{s.Source()}, infos)
+	st, err := StatsOf(context.Background(), []Source{s.Source()}, infos, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/cuff-dev/cuff/transcript"
@@ -150,31 +152,104 @@ func (c *CommandStats) Finish() {
 }
 
 // StatsOf reads every listed session from the source that holds it (by
-// Info.Source) into one set of statistics, with disk use by source. A
-// session removed meanwhile is skipped.
-func StatsOf(ctx context.Context, sources []Source, infos []Info) (*CommandStats, error) {
+// Info.Source) into one set of statistics, with disk use by source.
+// Sessions are read several at a time (one per processor), each for its
+// figures only where the source can (see FiguresReader), and each
+// session's figures are kept in cache (nil: none) by its file's size and
+// modification time, so that a session read before is not read again
+// until it changes. A session removed meanwhile is skipped.
+func StatsOf(ctx context.Context, sources []Source, infos []Info, cache *StatsCache) (*CommandStats, error) {
 	bySource := make(map[string]Source, len(sources))
 	for _, src := range sources {
 		bySource[src.Name()] = src
 	}
 	st := &CommandStats{Sessions: len(infos), DiskBytes: map[string]int64{}}
-	for _, in := range infos {
+	per := make([]*CommandStats, len(infos))
+	errs := make([]error, len(infos))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range max(runtime.GOMAXPROCS(0), 1) {
+		wg.Go(func() {
+			for i := range work {
+				per[i], errs[i] = cache.figures(ctx, bySource[infos[i].Source], infos[i])
+			}
+		})
+	}
+	for i, in := range infos {
 		st.DiskBytes[in.Source] += in.SizeBytes
-		src := bySource[in.Source]
-		if src == nil {
+		if bySource[in.Source] == nil {
 			continue
 		}
-		err := src.Read(ctx, in.ID, func(ev *transcript.Event) error {
-			st.AddEvent(ev)
-			return nil
-		})
+		select {
+		case work <- i:
+			continue
+		case <-ctx.Done():
+		}
+		break
+	}
+	close(work)
+	wg.Wait()
+	cache.save()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i, in := range infos {
 		var nf *NotFoundError
-		if err != nil && !errors.As(err, &nf) {
-			return nil, fmt.Errorf("read session %s: %w", in.ID, err)
+		if errs[i] != nil && !errors.As(errs[i], &nf) {
+			return nil, fmt.Errorf("read session %s: %w", in.ID, errs[i])
+		}
+		if per[i] != nil {
+			st.merge(per[i])
 		}
 	}
 	st.Finish()
 	return st, nil
+}
+
+// FiguresReader is a Source that can read a session for its figures alone
+// (its events, counts, commands, exit codes and token usage) faster than
+// Read does, with long texts cut short.
+type FiguresReader interface {
+	ReadFigures(ctx context.Context, in Info, fn func(*transcript.Event) error) error
+}
+
+// figuresOf reads one session into statistics of its own.
+func figuresOf(ctx context.Context, src Source, in Info) (*CommandStats, error) {
+	st := &CommandStats{}
+	add := func(ev *transcript.Event) error {
+		st.AddEvent(ev)
+		return nil
+	}
+	var err error
+	if fr, ok := src.(FiguresReader); ok {
+		err = fr.ReadFigures(ctx, in, add)
+	} else {
+		err = src.Read(ctx, in.ID, add)
+	}
+	return st, err
+}
+
+// merge adds the statistics of other sessions.
+func (c *CommandStats) merge(o *CommandStats) {
+	if c.counts == nil {
+		c.counts = map[string]int64{}
+	}
+	c.Commands += o.Commands
+	c.Succeeded += o.Succeeded
+	c.Failed += o.Failed
+	c.TimedOut += o.TimedOut
+	c.TotalDurationMS += o.TotalDurationMS
+	c.ExitCodes.Success += o.ExitCodes.Success
+	c.ExitCodes.Error += o.ExitCodes.Error
+	c.ExitCodes.Other += o.ExitCodes.Other
+	c.ExitCodes.None += o.ExitCodes.None
+	if o.Longest != nil && (c.Longest == nil || o.Longest.DurationMS > c.Longest.DurationMS) {
+		c.Longest = o.Longest
+	}
+	for cmd, n := range o.counts {
+		c.counts[cmd] += n
+	}
+	c.Tokens.merge(&o.Tokens)
 }
 
 // CleanPlan is what a clean would remove.

@@ -355,7 +355,7 @@ func (a *app) recordExportCommand() *cobra.Command {
 				var bad *session.InvalidIDError
 				if errors.As(err, &nf) || errors.As(err, &bad) {
 					// not one of cuff's: perhaps a part of a Claude Code or Codex session's id
-					if info, _, ferr := a.resolveSession(cmd.Context(), args[0]); ferr == nil && info.Source != "" && info.Source != session.NativeSourceName {
+					if info, _, ferr := a.findSession(cmd.Context(), args[0]); ferr == nil && info.Source != "" && info.Source != session.NativeSourceName {
 						return a.exportForeign(cmd.Context(), info.ID, export.Format(format), output)
 					}
 				}

@@ -104,11 +104,11 @@ func hasSource(sources []*session.FolderSource, name string) bool {
 	return false
 }
 
-// resolveSession finds a session by id in any source: any unique part of a
+// findSession finds a session by id in any source: any unique part of a
 // native id, or of a Claude Code or Codex session's (claude:<uuid>,
 // codex:<uuid>, with or without the prefix). It returns what a listing
-// shows of it and a function that streams its events.
-func (a *app) resolveSession(ctx context.Context, id string) (session.Info, func(func(*transcript.Event) error) error, error) {
+// shows of it (a foreign session's counts may be Unknown) and its source.
+func (a *app) findSession(ctx context.Context, id string) (session.Info, session.Source, error) {
 	s, err := a.openStore()
 	if err != nil {
 		return session.Info{}, nil, err
@@ -118,7 +118,14 @@ func (a *app) resolveSession(ctx context.Context, id string) (session.Info, func
 	for i, f := range folders {
 		others[i] = f
 	}
-	info, src, err := session.FindAny(ctx, s, others, id)
+	return session.FindAny(ctx, s, others, id)
+}
+
+// resolveSession is findSession with exact counts (a foreign session not
+// counted before is counted now, briefly) and a function that streams
+// the session's events.
+func (a *app) resolveSession(ctx context.Context, id string) (session.Info, func(func(*transcript.Event) error) error, error) {
+	info, src, err := a.findSession(ctx, id)
 	if err != nil {
 		return session.Info{}, nil, err
 	}
@@ -131,12 +138,14 @@ func (a *app) resolveSession(ctx context.Context, id string) (session.Info, func
 }
 
 // exportForeign exports one Claude Code or Codex session, decoded from its
-// transcript, in any export format.
+// transcript, in any export format: one pass over the transcript, with no
+// counting before it.
 func (a *app) exportForeign(ctx context.Context, id string, format export.Format, output string) error {
-	info, read, err := a.resolveSession(ctx, id)
+	info, src, err := a.findSession(ctx, id)
 	if err != nil {
 		return err
 	}
+	read := func(fn func(*transcript.Event) error) error { return src.Read(ctx, info.ID, fn) }
 	reader := func(_ string, fn func(*transcript.Event) error) (transcript.ReadStats, error) {
 		return transcript.ReadStats{}, read(fn)
 	}
@@ -187,11 +196,12 @@ func (a *app) exportForeign(ctx context.Context, id string, format export.Format
 }
 
 // statsOf reads every listed session, from whichever source holds it, into
-// one set of statistics, with disk use by source.
+// one set of statistics, with disk use by source; each session's figures
+// are cached in the user's cache directory.
 func (a *app) statsOf(ctx context.Context, infos []session.Info) (*session.CommandStats, error) {
 	ws, err := a.openWorkspace()
 	if err != nil {
 		return nil, err
 	}
-	return session.StatsOf(ctx, ws.Sources(), infos)
+	return session.StatsOf(ctx, ws.Sources(), infos, ws.StatsCache())
 }

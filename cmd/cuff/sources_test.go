@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cuff-dev/cuff/internal/synthetic"
 )
 
 // withAgentFolders runs cuff with Claude Code's and Codex's folders set to
@@ -117,5 +120,55 @@ func TestForeignSessionsByPartialID(t *testing.T) {
 	r := run("record", "show", "codex:1111")
 	if r.code == 0 || !strings.Contains(r.stderr, "not found") {
 		t.Errorf("a part of a claude id under codex: %+v", r)
+	}
+}
+
+// Exporting a Claude Code session nobody has listed before reads its
+// transcript once: no counting pass first (its counts stay uncounted in
+// the listing cache), and the page ends with the counts of what it shows,
+// the ones `record show` gives.
+func TestExportForeignReadsTheTranscriptOnce(t *testing.T) {
+	dir := gitProject(t)
+	home := t.TempDir()
+	claudeDir := filepath.Join(home, "claude")
+	id := "b3f1c2d4-0000-4000-8000-000000000042"
+	if _, err := synthetic.WriteClaudeFile(filepath.Join(claudeDir, "projects", "-home-dev-shop", id+".jsonl"),
+		synthetic.ClaudeOptions{Bytes: 400 << 10, Seed: 42}); err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(home, "state")
+	run := func(args ...string) result {
+		return cuffEnv(t, dir, "", []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + claudeDir, "CUFF_STATE_DIR=" + state, "NO_COLOR=1", "TZ=UTC"}, args...)
+	}
+	r := run("record", "export", "claude:"+id, "--format", "html")
+	if r.code != 0 {
+		t.Fatalf("export: %+v", r)
+	}
+	var cache map[string]struct {
+		Info struct{ Events int64 }
+	}
+	data, err := os.ReadFile(filepath.Join(state, "sources", "claude.json"))
+	if err != nil || json.Unmarshal(data, &cache) != nil || len(cache) != 1 {
+		t.Fatalf("listing cache after the export: %v %s", err, data)
+	}
+	for _, e := range cache {
+		if e.Info.Events != -1 {
+			t.Errorf("the export counted the session first: %d events cached", e.Info.Events)
+		}
+	}
+	show := run("record", "show", "claude:"+id, "--format", "json")
+	var d struct {
+		Session struct {
+			Events, Turns, Commands int64
+			ToolCalls               int64 `json:"tool_calls"`
+		} `json:"session"`
+	}
+	if err := json.Unmarshal([]byte(show.stdout), &d); err != nil || d.Session.Commands < 1 {
+		t.Fatalf("show: %v %+v", err, show)
+	}
+	footer := fmt.Sprintf("Exported by cuff · %d events · %d turns · %d tool calls · %d commands", d.Session.Events, d.Session.Turns, d.Session.ToolCalls, d.Session.Commands)
+	if !strings.Contains(r.stdout, footer) {
+		i := strings.Index(r.stdout, "<footer>")
+		t.Errorf("the page does not end with %q:\n%s", footer, r.stdout[max(i, 0):])
 	}
 }

@@ -122,6 +122,32 @@ func (w *Workspace) StateDir() string {
 	return d
 }
 
+// CacheDir is the per-user cache directory: what cuff can compute again
+// from the sessions themselves (statistics, the search index).
+// $CUFF_CACHE_DIR, else $XDG_CACHE_HOME/cuff, else ~/.cache/cuff; "" when
+// there is no home.
+func (w *Workspace) CacheDir() string {
+	if d := w.env.Getenv("CUFF_CACHE_DIR"); d != "" {
+		return d
+	}
+	if d := w.env.Getenv("XDG_CACHE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "cuff")
+	}
+	if h := w.home(); h != "" {
+		return filepath.Join(h, ".cache", "cuff")
+	}
+	return ""
+}
+
+// StatsCache is the cache of each session's statistics, shared by every
+// project; it keeps nothing when there is no cache directory.
+func (w *Workspace) StatsCache() *session.StatsCache {
+	if d := w.CacheDir(); d != "" {
+		return session.OpenStatsCache(filepath.Join(d, "stats.json"))
+	}
+	return session.OpenStatsCache("")
+}
+
 // home is the user's home directory.
 func (w *Workspace) home() string {
 	if h := w.env.Getenv("HOME"); h != "" {

@@ -31,6 +31,9 @@ type Options struct {
 	// session's sub-agents wrote files beside it, read in when the
 	// session is (see claude.Options.Path).
 	Path string
+	// Brief reads a foreign transcript for counting only: long texts come
+	// out cut, every count and figure exact (see claude.Options.Brief).
+	Brief bool
 }
 
 // UnknownFormatError is the error for input that is none of the formats.
@@ -72,9 +75,9 @@ func DecodeWith(r io.Reader, opts Options, fn func(*transcript.Event) error) (St
 	st := Stats{Format: Detect(head)}
 	switch st.Format {
 	case FormatClaude:
-		st.Stats, err = stream.Run(br, claude.NewDecoder(claude.Options{FallbackUUID: opts.FallbackUUID, Path: opts.Path}), fn)
+		st.Stats, err = stream.Run(br, claude.NewDecoder(claude.Options{FallbackUUID: opts.FallbackUUID, Path: opts.Path, Brief: opts.Brief}), fn)
 	case FormatCodex:
-		st.Stats, err = stream.Run(br, codex.NewDecoder(codex.Options{FallbackUUID: opts.FallbackUUID}), fn)
+		st.Stats, err = stream.Run(br, codex.NewDecoder(codex.Options{FallbackUUID: opts.FallbackUUID, Brief: opts.Brief}), fn)
 	case FormatNative:
 		err = decodeNative(br, &st.Stats, fn)
 	default:

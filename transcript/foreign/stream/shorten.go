@@ -23,7 +23,7 @@ const BriefKeep = 320
 // megabytes. A line that is not well-formed is copied as far as strings
 // can be told apart in it, then as it is.
 func Shorten(dst, line []byte, keep int, whole ...string) []byte {
-	var key []byte // the key whose value comes next
+	var key []byte // the latest key: the one whose value (or array of values) this is
 	for {
 		open := bytes.IndexByte(line, '"')
 		if open < 0 {
@@ -42,9 +42,6 @@ func Shorten(dst, line []byte, keep int, whole ...string) []byte {
 			key = body
 		case len(body) > keep && body[0] != '{' && body[0] != '[' && !wholeKey(key, whole):
 			body = body[:cutAt(body, keep)]
-			key = nil
-		default:
-			key = nil
 		}
 		dst = append(dst, body...)
 		dst = append(dst, '"')

@@ -16,6 +16,7 @@ func TestShorten(t *testing.T) {
 		{"a command key spaced", `{"command" : "` + long + `"}`, `{"command" : "` + long + `"}`},
 		{"only the value of command", `{"command":"ls","x":"` + long + `"}`, `{"command":"ls","x":"` + long[:10] + `"}`},
 		{"a string that is not a value", `["command","` + long + `"]`, `["command","` + long[:10] + `"]`},
+		{"a command's arguments stay whole", `{"command":["bash","-lc","` + long + `"],"x":"` + long + `"}`, `{"command":["bash","-lc","` + long + `"],"x":"` + long[:10] + `"}`},
 		{"JSON in a string stays", `{"output":"{\"a\":\"` + long + `\"}"}`, `{"output":"{\"a\":\"` + long + `\"}"}`},
 		{"no escape is split", `{"a":"123456789\n` + long + `"}`, `{"a":"123456789"}`},
 		{"no \\u escape is split", `{"a":"12345\u00e9` + long + `"}`, `{"a":"12345"}`},
