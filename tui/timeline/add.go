@@ -173,8 +173,15 @@ func (t *Timeline) complete(ev *transcript.Event, kind Kind) Change {
 			return Change{Item: it, Position: it.Index()}
 		}
 	}
-	return t.insert(newItem(kind, ev), ev)
+	ch := t.insert(newItem(kind, ev), ev)
+	if ev.CallID != "" && len(t.lone) < maxLone {
+		t.lone[pairKey{kind, ev.CallID}] = ch.Item // its first half may come with an older part (Prepend)
+	}
+	return ch
 }
+
+// maxLone bounds the second halves a timeline remembers having come alone.
+const maxLone = 4096
 
 // shareStrings lets the halves of a bash item share the command and the
 // folder they both name, instead of keeping two copies.
@@ -197,7 +204,11 @@ func shareStrings(it *Item) {
 func (t *Timeline) endDelegation(ev *transcript.Event) Change {
 	head := t.delegations[ev.CallID]
 	if ev.CallID == "" || head == nil || head.second != nil {
-		return t.insert(newItem(KindDelegation, ev), ev)
+		ch := t.insert(newItem(KindDelegation, ev), ev)
+		if ev.CallID != "" && head == nil && len(t.lone) < maxLone {
+			t.lone[pairKey{KindDelegationEnd, ev.CallID}] = ch.Item // its head may come with an older part
+		}
+		return ch
 	}
 	head.second = ev.Body
 	head.more.second = ev
@@ -216,6 +227,8 @@ func (t *Timeline) insert(it *Item, ev *transcript.Event) Change {
 	}
 	if parent != nil {
 		it.Parent, it.Depth = parent, parent.Depth+1
+	} else if ev != nil && ev.ParentCallID != "" && len(t.strays) < maxLone {
+		t.strays[ev.ParentCallID] = append(t.strays[ev.ParentCallID], it) // its head may come with an older part
 	}
 	return t.place(it, parent)
 }

@@ -274,6 +274,8 @@ type Counts struct {
 type Timeline struct {
 	items       []*Item
 	open        map[pairKey]*Item // first halves waiting for their second
+	lone        map[pairKey]*Item // second halves that came without their first
+	strays      map[string][]*Item // items placed at the top: their delegation's head was not there
 	delegations map[string]*Item  // delegation heads by call_id
 	nextID      int
 	backing     *backing // the file big fields are left in, if any
@@ -288,7 +290,7 @@ type Timeline struct {
 
 // New returns an empty timeline.
 func New() *Timeline {
-	return &Timeline{open: map[pairKey]*Item{}, delegations: map[string]*Item{}}
+	return &Timeline{open: map[pairKey]*Item{}, lone: map[pairKey]*Item{}, strays: map[string][]*Item{}, delegations: map[string]*Item{}}
 }
 
 // Len is the number of items.

@@ -210,3 +210,50 @@ func BenchmarkAdd(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/event")
 }
+
+// TestPrependMendsTheCut: a session read in two parts, the newer first,
+// comes out as it does read whole, wherever the cut falls: calls split by
+// the cut are one item again and a delegation's items rejoin its block.
+func TestPrependMendsTheCut(t *testing.T) {
+	events := fixture.Session().Events
+	whole := build(events)
+	for cut := 1; cut < len(events); cut++ {
+		tl := build(events[cut:])
+		tl.Prepend(build(events[:cut]))
+		if got, want := shape(tl), shape(whole); got != want {
+			t.Fatalf("cut before event %d:\n%s\nwant:\n%s", cut, got, want)
+		}
+		if tl.Counts != whole.Counts || tl.Start != whole.Start || !tl.First.Equal(whole.First) || !tl.Last.Equal(whole.Last) {
+			t.Fatalf("cut before event %d: counts %+v, want %+v", cut, tl.Counts, whole.Counts)
+		}
+		ids := map[int]bool{}
+		for i, it := range tl.Items() {
+			if ids[it.ID] {
+				t.Fatalf("cut before event %d: ID %d twice", cut, it.ID)
+			}
+			ids[it.ID] = true
+			w := whole.At(i)
+			if it.Running() != w.Running() || it.Failed() != w.Failed() || it.Seq() != w.Seq() {
+				t.Fatalf("cut before event %d: item %d running %v failed %v seq %d, want %v %v %d",
+					cut, i, it.Running(), it.Failed(), it.Seq(), w.Running(), w.Failed(), w.Seq())
+			}
+		}
+	}
+}
+
+// TestPrependThreeParts: parts read newest first, each put before the
+// last, make the whole.
+func TestPrependThreeParts(t *testing.T) {
+	events := fixture.Session().Events
+	whole := build(events)
+	for a := 1; a < len(events)-1; a++ {
+		for b := a + 1; b < len(events); b++ {
+			tl := build(events[b:])
+			tl.Prepend(build(events[a:b]))
+			tl.Prepend(build(events[:a]))
+			if got, want := shape(tl), shape(whole); got != want {
+				t.Fatalf("cuts before %d and %d:\n%s\nwant:\n%s", a, b, got, want)
+			}
+		}
+	}
+}
