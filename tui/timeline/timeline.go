@@ -273,10 +273,10 @@ type Counts struct {
 // head as one block, however their events interleave with others.
 type Timeline struct {
 	items       []*Item
-	open        map[pairKey]*Item // first halves waiting for their second
-	lone        map[pairKey]*Item // second halves that came without their first
+	open        map[pairKey]*Item  // first halves waiting for their second
+	lone        map[pairKey]*Item  // second halves that came without their first
 	strays      map[string][]*Item // items placed at the top: their delegation's head was not there
-	delegations map[string]*Item  // delegation heads by call_id
+	delegations map[string]*Item   // delegation heads by call_id
 	nextID      int
 	backing     *backing // the file big fields are left in, if any
 
