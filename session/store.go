@@ -31,6 +31,9 @@ type Store struct {
 	Warn func(msg string)
 	// NoSync skips fsync on appends; for tests and benchmarks only.
 	NoSync bool
+	// Created, when set, is called when this store creates its .cuff
+	// directory (not when it existed), e.g. to add it to .gitignore.
+	Created func(dir string)
 }
 
 // Open returns the store in the .cuff directory dir. Nothing is created
@@ -62,10 +65,15 @@ func (s *Store) warn(format string, args ...any) {
 // ensureDirs creates the store's directories (0700), tightening looser
 // ones that already exist.
 func (s *Store) ensureDirs() error {
+	_, err := os.Stat(s.Dir)
+	created := errors.Is(err, fs.ErrNotExist)
 	for _, d := range []string{s.Dir, s.Recordings, s.SessionsDir()} {
 		if err := ensureDir(d); err != nil {
 			return err
 		}
+	}
+	if created && s.Created != nil {
+		s.Created(s.Dir)
 	}
 	return nil
 }

@@ -37,10 +37,26 @@ func (a *app) runBrowser(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	b, berr := a.ws.Broker()
+	defer a.announce(b)()
 	return a.runTUI(cmd.Context(), tui.Options{
 		Sources: a.tuiSources(s), Mode: tui.ModeBrowse,
 		ExportDir: filepath.Join(s.Dir, "exports"), Where: s.Dir,
 	}, b, berr)
+}
+
+// announce tells processes started without CUFF_STATE_DIR and
+// XDG_STATE_HOME (an MCP server under Codex) where this TUI watches for
+// approval requests, when that is not the default state directory. The
+// returned function withdraws it.
+func (a *app) announce(b *approval.Broker) func() {
+	if b == nil {
+		return func() {}
+	}
+	release, err := approval.Announce(a.getenv, b.Dir)
+	if err != nil {
+		a.logger().Warn("could not announce the state directory: " + err.Error())
+	}
+	return release
 }
 
 // tuiSources are the places the TUI lists sessions from: the project's
@@ -81,6 +97,7 @@ JSONL session file.`,
 				opts.Sources = append(opts.Sources, a.extraSources...)
 			}
 			b, berr := a.ws.Broker()
+			defer a.announce(b)()
 			return a.runTUI(cmd.Context(), opts, b, berr)
 		},
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sync"
 	"syscall"
 
@@ -58,7 +59,8 @@ func (a *app) runMCP(sep string) error {
 	if err != nil {
 		return fmt.Errorf("working directory: %w", err)
 	}
-	logs := &mcpLogs{level: a.getenv("CUFF_LOG_LEVEL"), open: map[string]*applog.Log{}}
+	logs := &mcpLogs{level: a.getenv("CUFF_LOG_LEVEL"), open: map[string]*applog.Log{}, ignored: map[string]bool{},
+		warn: func(msg string) { fmt.Fprintf(a.stderr, "cuff mcp: warning: %s\n", msg) }}
 	defer logs.close()
 	srv, err := mcpserver.New(mcpserver.Options{
 		Version: Version, Dir: explicit, WorkDir: cwd, StateDir: a.stateDir(), Home: a.getenv("HOME"),
@@ -97,6 +99,7 @@ func (a *app) openMCPProject(dir string, logs *mcpLogs) (*mcpserver.Project, err
 		fmt.Fprintf(a.stderr, "cuff mcp: warning: %s\n", msg)
 		log.Warn(msg)
 	}
+	s.Created = func(dir string) { logs.ignore(dir, s.Warn) }
 	return &mcpserver.Project{Store: s, Settings: b.settings(), Log: log}, nil
 }
 
@@ -113,9 +116,11 @@ func mcpCommandBase(cfg *settings.Settings) runner.Command {
 
 // mcpLogs keeps one log per store the server opened.
 type mcpLogs struct {
-	mu    sync.Mutex
-	level string
-	open  map[string]*applog.Log
+	mu      sync.Mutex
+	level   string
+	open    map[string]*applog.Log
+	ignored map[string]bool // stores added to .gitignore
+	warn    func(string)
 }
 
 func (l *mcpLogs) get(dir string) *slog.Logger {
@@ -124,6 +129,7 @@ func (l *mcpLogs) get(dir string) *slog.Logger {
 	lg, ok := l.open[dir]
 	if !ok {
 		lg = applog.Open(dir, l.level)
+		lg.OnCreate(func(dir string) { l.ignore(dir, l.warn) })
 		l.open[dir] = lg
 	}
 	return lg.Logger
@@ -134,5 +140,25 @@ func (l *mcpLogs) close() {
 	defer l.mu.Unlock()
 	for _, lg := range l.open {
 		lg.Close()
+	}
+}
+
+// ignore adds a .cuff directory that the server just created (for its
+// first recording or log message) at the root of a git work tree to its
+// .gitignore, as cuff init does, so that recordings are not committed by
+// accident. It does so once per directory.
+func (l *mcpLogs) ignore(dir string, warn func(string)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ignored[dir] {
+		return
+	}
+	l.ignored[dir] = true
+	root := filepath.Dir(dir)
+	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
+		return // not a work tree's root: nothing to ignore it in
+	}
+	if _, err := initGitignore(root, dir); err != nil {
+		warn(err.Error())
 	}
 }

@@ -43,6 +43,16 @@ func (l *Log) Close() error {
 	return l.w.close()
 }
 
+// OnCreate sets fn to be called with the store's directory (the dir given
+// to Open) when the first message creates it.
+func (l *Log) OnCreate(fn func(dir string)) {
+	if l.w != nil {
+		l.w.mu.Lock()
+		l.w.created = fn
+		l.w.mu.Unlock()
+	}
+}
+
 // WithSession returns a logger that adds the session id to every record.
 func WithSession(l *slog.Logger, sessionID string) *slog.Logger {
 	return l.With("session_id", sessionID)
@@ -51,20 +61,27 @@ func WithSession(l *slog.Logger, sessionID string) *slog.Logger {
 // lazyFile opens its file on the first write. A log that cannot be written
 // never fails the command that logs.
 type lazyFile struct {
-	mu   sync.Mutex
-	path string
-	f    *os.File
-	bad  bool
+	mu      sync.Mutex
+	path    string
+	f       *os.File
+	bad     bool
+	created func(dir string) // called when opening the file created the store's directory
 }
 
 func (l *lazyFile) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil && !l.bad {
+		store := filepath.Dir(filepath.Dir(l.path))
+		_, err := os.Stat(store)
+		missing := os.IsNotExist(err)
 		if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err == nil {
 			l.f, _ = os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		}
 		l.bad = l.f == nil
+		if missing && l.f != nil && l.created != nil {
+			l.created(store)
+		}
 	}
 	if l.f == nil {
 		return len(p), nil

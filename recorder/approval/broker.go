@@ -83,7 +83,10 @@ func New(dir string) *Broker {
 }
 
 // StateDir is the per-user state directory: $CUFF_STATE_DIR, else
-// $XDG_STATE_HOME/cuff, else ~/.local/state/cuff.
+// $XDG_STATE_HOME/cuff, else ~/.local/state/cuff — or, with neither
+// variable set, the directory a running TUI announced there (see
+// Announce), so that a process started with a short environment (an MCP
+// server under Codex) finds the TUI all the same.
 func StateDir(getenv func(string) string) (string, error) {
 	if d := getenv("CUFF_STATE_DIR"); d != "" {
 		return d, nil
@@ -91,15 +94,14 @@ func StateDir(getenv func(string) string) (string, error) {
 	if d := getenv("XDG_STATE_HOME"); d != "" {
 		return filepath.Join(d, "cuff"), nil
 	}
-	home := getenv("HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("no state directory: set CUFF_STATE_DIR or HOME: %w", err)
-		}
-		home = h
+	def, err := DefaultStateDir(getenv)
+	if err != nil {
+		return "", err
 	}
-	return filepath.Join(home, ".local", "state", "cuff"), nil
+	if d, ok := redirected(def); ok {
+		return d, nil
+	}
+	return def, nil
 }
 
 func (b *Broker) pendingDir() string { return filepath.Join(b.Dir, "approvals", "pending") }

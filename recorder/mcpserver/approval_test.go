@@ -184,7 +184,7 @@ func TestElicitation(t *testing.T) {
 				t.Errorf("%q: asked %d times", version, asked.Load())
 			case approve && (res.IsError || !strings.Contains(text(res), `"stdout":"gated form\n"`)):
 				t.Errorf("%q approved: %s", version, text(res))
-			case !approve && (!res.IsError || !strings.Contains(text(res), "declined in the MCP client")):
+			case !approve && (!res.IsError || !strings.Contains(text(res), "not run: the MCP client declined") || strings.Contains(text(res), "by the user")):
 				t.Errorf("%q declined: %s", version, text(res))
 			}
 			var by []string

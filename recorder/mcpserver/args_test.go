@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/cuff-dev/cuff/recorder"
 )
 
 func TestParseExecute(t *testing.T) {
@@ -49,6 +51,16 @@ func TestCorrelation(t *testing.T) {
 	}
 	if c := correlation(nil); c.ConversationID != "" {
 		t.Errorf("nil meta: %+v", c)
+	}
+	// What Codex 0.169 sends with every tools/call.
+	var codex map[string]any
+	if err := json.Unmarshal([]byte(`{"callId":"call_aaa1","x-codex-turn-metadata":{"session_id":"019f-s","thread_id":"019f-t",
+		"turn_id":"019f-turn","model":"m"},"threadId":"019f-t","sessionId":"019f-s","windowId":"019f-t:0","itemId":"fc_1","progressToken":1}`), &codex); err != nil {
+		t.Fatal(err)
+	}
+	want := recorder.Correlation{ConversationID: "019f-t", ToolCallID: "call_aaa1", TaskID: "019f-turn", StepID: "fc_1"}
+	if c := correlation(codex); c != want {
+		t.Errorf("Codex's _meta: %+v, want %+v", c, want)
 	}
 }
 

@@ -166,6 +166,9 @@ func denial(d *approval.Decision, why string, cfg *settings.Settings) string {
 	case d.Decision == transcript.DecisionTimeout || d.By == approval.ByTimeout:
 		return fmt.Sprintf("no one answered the approval request within %s, so the command was not run (it needs approval: %s)",
 			cfg.Approvals.Timeout, why)
+	case d.By == approval.ByMCP:
+		return fmt.Sprintf("not run: %s (it needs approval: %s). No cuff TUI was watching, so cuff asked the MCP client; "+
+			"ask the user to run `cuff` in a terminal to approve such commands, or to allow them in .cuff/policy.yml", d.Reason, why)
 	case d.Reason == noWatcherReason:
 		return "denied: this command needs a person's approval (" + why + ") and " + noWatcherReason +
 			". Ask the user to run `cuff` in a terminal to approve commands, or to allow it in .cuff/policy.yml"
@@ -184,7 +187,7 @@ func deciderName(by string) string {
 	case approval.ByPolicy:
 		return "cuff's policy"
 	case approval.ByMCP:
-		return "the user in the MCP client"
+		return "the MCP client"
 	case approval.ByAgent:
 		return "the agent"
 	}

@@ -75,9 +75,18 @@ func (s *Server) elicit(c *config, cl *call, req *approval.Request, why string) 
 
 // decideElicited records the client user's answer to request id.
 func (s *Server) decideElicited(c *config, id string, res *mcp.ElicitResult) (*approval.Decision, *mcp.CallToolResult, error) {
-	ans := approval.Deny("declined in the MCP client", approval.ByMCP)
-	if res.Action == "accept" && res.Content["approve"] == true {
+	var ans approval.Answer
+	switch {
+	case res.Action == "accept" && res.Content["approve"] == true:
 		ans = approval.Approve("once", approval.ByMCP)
+	case res.Action == "accept":
+		ans = approval.Deny("the user in the MCP client answered no", approval.ByMCP)
+	case res.Action == "cancel":
+		ans = approval.Deny("the MCP client cancelled the question", approval.ByMCP)
+	default:
+		// Codex's exec mode declines every question itself: that the client
+		// declined is all that is known.
+		ans = approval.Deny("the MCP client declined", approval.ByMCP)
 	}
 	d, err := c.broker.Decide(id, ans)
 	var rec *approval.RecordError

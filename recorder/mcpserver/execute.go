@@ -46,7 +46,8 @@ const executeSchema = `{
     "working_directory": {"type": "string", "description": "Directory to run command in"},
     "description": {"type": "string", "description": "Human-readable description of the command's purpose"}
   },
-  "required": ["command"]
+  "required": ["command"],
+  "additionalProperties": false
 }`
 
 // ExecuteResult is the execute tool's structured result: the documented fields

@@ -274,7 +274,16 @@ func (s *Server) listMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		default:
 			s.commit(ctx, "", "")
 		}
-		return next(ctx, method, req)
+		s.mu.Lock()
+		gen := s.toolsGen // the list about to be made holds every change up to here
+		s.mu.Unlock()
+		res, err := next(ctx, method, req)
+		if err == nil {
+			s.mu.Lock()
+			s.listed, s.listedGen = true, max(s.listedGen, gen)
+			s.mu.Unlock()
+		}
+		return res, err
 	}
 }
 

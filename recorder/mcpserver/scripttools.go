@@ -57,16 +57,18 @@ func (s *Server) syncScriptsLocked(c *config) {
 		}
 	}
 	if len(stale) > 0 {
+		s.toolsGen++
 		s.sdk.RemoveTools(stale...)
 	}
 	for name, desc := range want {
 		if _, ok := s.scriptTs[name]; ok {
 			continue
 		}
+		s.toolsGen++
 		s.scriptTs[name] = desc
 		f := false
 		if name == scripts.ListToolName {
-			s.sdk.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: json.RawMessage(`{"type": "object", "properties": {}}`),
+			s.sdk.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: json.RawMessage(emptySchema),
 				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}}, s.listScripts)
 			continue
 		}

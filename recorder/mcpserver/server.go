@@ -120,6 +120,10 @@ type Server struct {
 	reloadErr string            // why the last change was not applied
 	elicits   map[string]string // approval requests put to the client's user, by id, with their command
 	watchDone chan struct{}     // closed when the watcher ended; nil when none runs
+	// toolsGen counts changes to the tool list; listedGen is toolsGen as it
+	// was when the client last listed the tools (listed is false before).
+	toolsGen, listedGen uint64
+	listed              bool
 
 	calls   sync.Mutex
 	idle    *sync.Cond
@@ -252,6 +256,19 @@ func (s *Server) warn(msg string) {
 	if s.opts.Warn != nil {
 		s.opts.Warn(msg)
 	}
+}
+
+// noticeNeeded reports whether a notification the SDK sends of its own
+// accord is worth sending: notifications/tools/list_changed only when the
+// tools changed after the client last listed them (a list the client has
+// not asked for yet, or has just been given, needs no notice).
+func (s *Server) noticeNeeded(method string) bool {
+	if method != "notifications/tools/list_changed" {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listed && s.toolsGen > s.listedGen
 }
 
 // toolName is the registered name of one of the bash_recorder tools.

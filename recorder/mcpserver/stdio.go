@@ -44,9 +44,24 @@ const methodCancelled = "notifications/cancelled"
 // batch, too long) gets a JSON-RPC error response and the server goes on,
 // and the end of the input first ends the running commands and waits for
 // the answers to the calls already read. It returns like Run.
+//
+// A stop through ctx (SIGTERM) ends the running commands first and lets
+// their calls be answered (within drainGrace) before the connection
+// closes. A call the client cancelled is not answered, as the spec says.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	conn := newStdioConn(in, out, s.stopOnce, s.warn)
-	return s.Run(ctx, &mcp.IOTransport{Reader: conn, Writer: conn, MaxLineLength: -1})
+	conn.needed = s.noticeNeeded
+	run, stop := context.WithCancel(context.Background())
+	defer stop()
+	go func() {
+		select {
+		case <-ctx.Done():
+			conn.drain() // end the running commands, wait for their answers
+			stop()
+		case <-run.Done():
+		}
+	}()
+	return s.Run(run, &mcp.IOTransport{Reader: conn, Writer: conn, MaxLineLength: -1})
 }
 
 // stdioConn is the client's input and output as the SDK's IOTransport sees
@@ -66,11 +81,17 @@ type stdioConn struct {
 	eof      bool
 	finished bool // the end of the input was handed over
 
-	mu      sync.Mutex
-	out     io.Writer
-	broken  bool                    // a write failed: nothing more reaches the client
-	pending map[jsonrpc.ID]struct{} // calls read and not yet answered
-	drained chan struct{}           // while the end of input waits: closed when nothing is pending
+	// needed, when set, tells whether a notification the server sends of
+	// its own accord is worth sending (see Server.noticeNeeded).
+	needed func(method string) bool
+
+	mu          sync.Mutex
+	out         io.Writer
+	broken      bool                    // a write failed: nothing more reaches the client
+	pending     map[jsonrpc.ID]struct{} // calls read and not yet answered
+	cancelled   map[jsonrpc.ID]struct{} // calls the client gave up: their answers are not sent
+	initialized bool                    // an initialize request was handed to the SDK
+	drained     chan struct{}           // while the end of input waits: closed when nothing is pending
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -79,7 +100,7 @@ type stdioConn struct {
 
 func newStdioConn(in io.Reader, out io.Writer, onEOF func(), warn func(string)) *stdioConn {
 	c := &stdioConn{in: bufio.NewReaderSize(in, 64<<10), out: out, onEOF: onEOF, warn: warn,
-		pending: map[jsonrpc.ID]struct{}{}, closed: make(chan struct{})}
+		pending: map[jsonrpc.ID]struct{}{}, cancelled: map[jsonrpc.ID]struct{}{}, closed: make(chan struct{})}
 	if cl, ok := in.(io.Closer); ok {
 		c.closer = cl
 	}
@@ -123,6 +144,9 @@ func (c *stdioConn) next() error {
 		return nil
 	}
 	sc := screen(line)
+	if sc.reject == nil && sc.parsed != nil {
+		sc.reject = c.checkLifecycle(sc.parsed)
+	}
 	if sc.reject != nil {
 		c.reject(sc.reject)
 		return nil
@@ -174,16 +198,97 @@ func (c *stdioConn) track(m jsonrpc.Message) {
 		}
 		if json.Unmarshal(req.Params, &p) == nil {
 			if id, err := jsonrpc.MakeID(p.RequestID); err == nil {
-				delete(c.pending, id)
+				if _, ok := c.pending[id]; ok {
+					delete(c.pending, id)
+					c.cancelled[id] = struct{}{}
+				}
 			}
 		}
 		c.checkDrained()
 	}
 }
 
+// checkLifecycle refuses what the protocol's lifecycle does not allow,
+// with the JSON-RPC error the SDK would otherwise send with code 0: a
+// request before initialize (Invalid Request), an initialize whose params
+// are not those of the spec (Invalid params), a second initialize
+// (Invalid Request).
+func (c *stdioConn) checkLifecycle(m jsonrpc.Message) *rejection {
+	req, ok := m.(*jsonrpc.Request)
+	if !ok || !req.IsCall() {
+		return nil
+	}
+	if newProtocol(req.Params) {
+		return nil // a sessionless request: the SDK checks it and answers with the right codes
+	}
+	id, _ := json.Marshal(req.ID.Raw())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case req.Method == methodInitialize && c.initialized:
+		return &rejection{id: id, code: jsonrpc.CodeInvalidRequest, lifecycle: true,
+			message: "Invalid Request: the session is already initialized; initialize is sent once"}
+	case req.Method == methodInitialize:
+		if why := badInitialize(req.Params); why != "" {
+			return &rejection{id: id, code: jsonrpc.CodeInvalidParams, lifecycle: true, message: "Invalid params: " + why}
+		}
+		c.initialized = true
+	case !c.initialized && !beforeInitialize[req.Method]:
+		return &rejection{id: id, code: jsonrpc.CodeInvalidRequest, lifecycle: true,
+			message: fmt.Sprintf("Invalid Request: %q before initialize; the session starts with an initialize request", req.Method)}
+	}
+	return nil
+}
+
+// methodInitialize starts a session.
+const methodInitialize = "initialize"
+
+// beforeInitialize are the requests a client may send before it is
+// initialized (the SDK answers the ones that do not apply itself).
+var beforeInitialize = map[string]bool{methodInitialize: true, "ping": true, "logging/setLevel": true,
+	"resources/subscribe": true, "resources/unsubscribe": true, "server/discover": true}
+
+// newProtocolMeta is the _meta key of a request of the sessionless protocol
+// (2026-07-28), which needs no initialize.
+const newProtocolMeta = "io.modelcontextprotocol/protocolVersion"
+
+// newProtocol reports whether a request's params carry newProtocolMeta.
+func newProtocol(params json.RawMessage) bool {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	return json.Unmarshal(params, &p) == nil && p.Meta[newProtocolMeta] != nil
+}
+
+// badInitialize says what is wrong with an initialize request's params,
+// "" when they hold what the spec requires: a protocolVersion string, a
+// capabilities object and a clientInfo object with a name and a version.
+func badInitialize(params json.RawMessage) string {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil || p == nil {
+		return "initialize takes an object with protocolVersion, capabilities and clientInfo"
+	}
+	var version string
+	if json.Unmarshal(p["protocolVersion"], &version) != nil || version == "" {
+		return "protocolVersion must be a string such as \"2025-06-18\""
+	}
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(p["capabilities"], &caps) != nil || caps == nil {
+		return "capabilities must be an object"
+	}
+	var info struct {
+		Name    *string `json:"name"`
+		Version *string `json:"version"`
+	}
+	if json.Unmarshal(p["clientInfo"], &info) != nil || info.Name == nil || info.Version == nil {
+		return "clientInfo must be an object with a name and a version"
+	}
+	return ""
+}
+
 // reject answers a line that is not a message.
 func (c *stdioConn) reject(r *rejection) {
-	if c.warn != nil {
+	if c.warn != nil && !r.lifecycle {
 		c.warn("a line from the client is not a JSON-RPC message: " + r.message)
 	}
 	c.mu.Lock()
@@ -197,14 +302,24 @@ func (c *stdioConn) reject(r *rejection) {
 // Write sends one of the SDK's messages to the client and notes the call
 // it answers.
 func (c *stdioConn) Write(p []byte) (int, error) {
+	if c.needed != nil && bytes.HasPrefix(p, []byte(`{"jsonrpc":"2.0","method":"notifications/`)) {
+		if method, ok := notificationMethod(p); ok && !c.needed(method) {
+			return len(p), nil
+		}
+	}
 	c.mu.Lock()
-	waiting := len(c.pending) > 0
+	waiting := len(c.pending)+len(c.cancelled) > 0
 	c.mu.Unlock()
 	var id jsonrpc.ID
 	answers := waiting && answeredID(p, &id)
+	msg := fixErrorCode(p)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n, err := c.out.Write(p)
+	if _, gaveUp := c.cancelled[id]; answers && gaveUp {
+		delete(c.cancelled, id) // the client cancelled the call: no answer
+		return len(p), nil
+	}
+	_, err := c.out.Write(msg)
 	if err != nil {
 		c.broken = true
 	}
@@ -212,7 +327,50 @@ func (c *stdioConn) Write(p []byte) (int, error) {
 		delete(c.pending, id)
 	}
 	c.checkDrained()
-	return n, err
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// notificationMethod is the method of an encoded notification.
+func notificationMethod(p []byte) (string, bool) {
+	var m struct {
+		Method string           `json:"method"`
+		ID     *json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(p, &m) != nil || m.ID != nil || m.Method == "" {
+		return "", false
+	}
+	return m.Method, true
+}
+
+// fixErrorCode gives an error response with code 0, which JSON-RPC does not
+// have and the SDK sends for some failures of its own, the code of an
+// internal error. Anything else is returned as it is.
+func fixErrorCode(p []byte) []byte {
+	if !bytes.Contains(p, []byte(`"code":0`)) {
+		return p
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(p, &m) != nil || m["error"] == nil {
+		return p
+	}
+	var e map[string]json.RawMessage
+	if json.Unmarshal(m["error"], &e) != nil || string(e["code"]) != "0" {
+		return p
+	}
+	e["code"] = json.RawMessage(fmt.Sprint(jsonrpc.CodeInternalError))
+	fixed, err := json.Marshal(e)
+	if err != nil {
+		return p
+	}
+	m["error"] = fixed
+	out, err := json.Marshal(m)
+	if err != nil {
+		return p
+	}
+	return append(out, '\n')
 }
 
 // answeredID reports whether the encoded message p is a response, and sets
@@ -314,11 +472,13 @@ type screened struct {
 	reject *rejection
 }
 
-// rejection is the JSON-RPC error response to a line that is not a message.
+// rejection is the JSON-RPC error response to a line that is not a message,
+// or to a request the lifecycle does not allow.
 type rejection struct {
-	id      json.RawMessage // the request's id when the line is a request with a usable one; nil is null
-	code    int64
-	message string
+	id        json.RawMessage // the request's id when the line is a request with a usable one; nil is null
+	code      int64
+	message   string
+	lifecycle bool // a message, refused for coming at the wrong time or with the wrong params
 }
 
 // response is the encoded error response, newline included.

@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -172,6 +174,9 @@ func (o *output) lines() []string {
 	return strings.Split(strings.TrimSuffix(o.b.String(), "\n"), "\n")
 }
 
+// initLine is an initialize request, which a session starts with.
+const initLine = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+
 // unanswered is a connection with no server behind it: no call is
 // answered, and the end of the input closes it rather than wait for answers.
 func unanswered(in io.Reader, out io.Writer, warn func(string)) *stdioConn {
@@ -283,7 +288,7 @@ func TestStdioConnEndWaitsForAnswers(t *testing.T) {
 	stopped := make(chan struct{})
 	c := newStdioConn(inR, out, func() { close(stopped) }, nil)
 	go func() {
-		io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`+"\n"+
+		io.WriteString(inW, initLine+"\n"+`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`+"\n"+
 			`{"jsonrpc":"2.0","id":"b","method":"tools/call"}`+"\n"+
 			`{"jsonrpc":"2.0","id":2,"method":"tools/call"}`+"\n"+
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`+"\n")
@@ -298,7 +303,7 @@ func TestStdioConnEndWaitsForAnswers(t *testing.T) {
 		ended <- msgs
 	}()
 	<-stopped
-	for _, resp := range []string{`{"jsonrpc":"2.0","id":1,"result":{}}`, `{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`, `{"jsonrpc":"2.0","id":"b","result":{}}`} {
+	for _, resp := range []string{`{"jsonrpc":"2.0","id":0,"result":{}}`, `{"jsonrpc":"2.0","id":1,"result":{}}`, `{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`, `{"jsonrpc":"2.0","id":"b","result":{}}`} {
 		select {
 		case <-ended:
 			t.Fatalf("the end of the input was handed on before %s", resp)
@@ -308,10 +313,10 @@ func TestStdioConnEndWaitsForAnswers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if msgs := <-ended; len(msgs) != 4 {
+	if msgs := <-ended; len(msgs) != 5 {
 		t.Errorf("passed on %q", msgs)
 	}
-	if got := out.lines(); len(got) != 3 {
+	if got := out.lines(); len(got) != 4 {
 		t.Errorf("written: %q", got)
 	}
 }
@@ -321,7 +326,7 @@ func TestStdioConnEndWaitsForAnswers(t *testing.T) {
 func TestStdioConnEndWithBrokenOutput(t *testing.T) {
 	out := &output{broken: true}
 	var c *stdioConn
-	c = newStdioConn(strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`+"\n"), out, func() {
+	c = newStdioConn(strings.NewReader(initLine+"\n"), out, func() {
 		if _, err := c.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}` + "\n")); !errors.Is(err, io.ErrClosedPipe) {
 			t.Errorf("write: %v", err)
 		}
@@ -335,7 +340,7 @@ func TestStdioConnEndWithBrokenOutput(t *testing.T) {
 // the wait for answers that will not come.
 func TestStdioConnCloseEndsTheWait(t *testing.T) {
 	var c *stdioConn
-	c = newStdioConn(strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`+"\n"), &output{}, func() { c.Close() }, nil)
+	c = newStdioConn(strings.NewReader(initLine+"\n"), &output{}, func() { c.Close() }, nil)
 	if msgs := readAll(t, c); len(msgs) != 1 {
 		t.Errorf("passed on %q", msgs)
 	}
@@ -402,6 +407,106 @@ func FuzzAnsweredID(f *testing.F) {
 			if ok {
 				t.Fatalf("%s: a request taken for an answer to %v", enc, got)
 			}
+		}
+	})
+}
+
+// TestStdioConnLifecycle: a request before initialize, a second
+// initialize and an initialize without the spec's params are refused with
+// JSON-RPC's codes; pings and sessionless requests pass.
+func TestStdioConnLifecycle(t *testing.T) {
+	out := &output{}
+	c := newStdioConn(strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":7,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		initLine,
+		initLine,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/list"}`,
+	}, "\n")+"\n"), out, nil, nil)
+	msgs := readAll(t, c)
+	var passed []string
+	for _, m := range msgs {
+		var r struct {
+			ID any `json:"id"`
+		}
+		json.Unmarshal([]byte(m), &r)
+		passed = append(passed, fmt.Sprint(r.ID))
+	}
+	if want := []string{"2", "3", "0", "5"}; !slices.Equal(passed, want) {
+		t.Errorf("passed on %v, want %v", passed, want)
+	}
+	want := map[string]int64{"1": jsonrpc.CodeInvalidRequest, "4": jsonrpc.CodeInvalidParams, "0": jsonrpc.CodeInvalidRequest}
+	for _, line := range out.lines() {
+		var r struct {
+			ID    any `json:"id"`
+			Error struct {
+				Code int64 `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		id := fmt.Sprint(r.ID)
+		if want[id] != r.Error.Code {
+			t.Errorf("answer %s, want code %d", line, want[id])
+		}
+		delete(want, id)
+	}
+	if len(want) > 0 {
+		t.Errorf("not answered: %v", want)
+	}
+}
+
+// TestStdioConnCancelled: the answer to a call the client cancelled is not
+// sent; other answers are, and the call no longer holds up the end.
+func TestStdioConnCancelled(t *testing.T) {
+	out := &output{}
+	c := newStdioConn(strings.NewReader(initLine+"\n"+`{"jsonrpc":"2.0","id":7,"method":"tools/call"}`+"\n"+
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`+"\n"), out, nil, nil)
+	readAll(t, c)
+	for _, resp := range []string{`{"jsonrpc":"2.0","id":0,"result":{}}`, `{"jsonrpc":"2.0","id":7,"error":{"code":-32800,"message":"cancelled"}}`} {
+		if n, err := c.Write([]byte(resp + "\n")); err != nil || n != len(resp)+1 {
+			t.Fatalf("write %s: %d %v", resp, n, err)
+		}
+	}
+	if got := out.lines(); len(got) != 1 || !strings.Contains(got[0], `"id":0`) {
+		t.Errorf("written: %q", got)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.pending)+len(c.cancelled) != 0 {
+		t.Errorf("still tracked: %v %v", c.pending, c.cancelled)
+	}
+}
+
+func TestFixErrorCode(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"boom"}}` + "\n":   `{"error":{"code":-32603,"message":"boom"},"id":1,"jsonrpc":"2.0"}` + "\n",
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}` + "\n": `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}` + "\n",
+		`{"jsonrpc":"2.0","id":1,"result":{"text":"\"code\":0"}}` + "\n":        `{"jsonrpc":"2.0","id":1,"result":{"text":"\"code\":0"}}` + "\n",
+		`{"jsonrpc":"2.0","id":1,"result":{"error":{"code":0}}}` + "\n":         `{"jsonrpc":"2.0","id":1,"result":{"error":{"code":0}}}` + "\n",
+	} {
+		if got := string(fixErrorCode([]byte(in))); got != want {
+			t.Errorf("fixErrorCode(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func FuzzBadInitialize(f *testing.F) {
+	for _, seed := range []string{`{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`,
+		`{"protocolVersion":1}`, `[]`, `null`, `"x"`, `{"capabilities":[],"clientInfo":{}}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, params []byte) {
+		why := badInitialize(params)
+		var p struct {
+			ProtocolVersion string          `json:"protocolVersion"`
+			Capabilities    json.RawMessage `json:"capabilities"`
+		}
+		if why == "" && (json.Unmarshal(params, &p) != nil || p.ProtocolVersion == "") {
+			t.Errorf("accepted %s", params)
 		}
 	})
 }

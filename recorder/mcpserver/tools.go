@@ -19,7 +19,10 @@ const (
 // HealthURI is the resource that holds the health report.
 const HealthURI = "cuff://health"
 
-const sessionInfoSchema = `{"type": "object", "properties": {}}`
+// emptySchema is the input schema of a tool that takes no arguments.
+const emptySchema = `{"type": "object", "properties": {}, "additionalProperties": false}`
+
+const sessionInfoSchema = emptySchema
 
 const listRecentSchema = `{
   "type": "object",
@@ -27,10 +30,11 @@ const listRecentSchema = `{
     "limit": {"type": "integer", "description": "How many recordings to return, newest first", "default": 10, "minimum": 1, "maximum": 100},
     "session_id": {"type": "string", "description": "Only this session (a full id or a unique part); \"current\" for the session this server writes"},
     "failed_only": {"type": "boolean", "description": "Only commands that failed or timed out", "default": false}
-  }
+  },
+  "additionalProperties": false
 }`
 
-const healthSchema = `{"type": "object", "properties": {}}`
+const healthSchema = emptySchema
 
 // addTools registers the bash_recorder tools and the health resource.
 func (s *Server) addTools() {

@@ -177,7 +177,8 @@ const ToolInputSchema = `{
     "args": {"type": "array", "items": {"type": "string"}, "description": "Arguments to pass to the script"},
     "timeout": {"type": "integer", "description": "Execution timeout in seconds (overrides default)"},
     "env": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Additional environment variables"}
-  }
+  },
+  "additionalProperties": false
 }`
 
 // DryRun describes the command a request would run, for --dry-run.
