@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"slices"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/cuff-dev/cuff/tui/browser"
@@ -151,15 +153,16 @@ func (m Model) handleAction(a dialog.Action) (tea.Model, tea.Cmd) {
 }
 
 func (m Model) helpDialog() dialog.Dialog {
-	title := "Keys: session list"
-	var km interface {
-		ShortHelp() []key.Binding
-		FullHelp() [][]key.Binding
-	} = m.keys.Browser
+	g := m.keys.Global
+	everywhere := dialog.HelpSection{Title: "Everywhere", Keys: []key.Binding{g.Switch, g.Export, g.Approvals, g.Help, g.Quit, g.Interrupt}}
 	if m.focus == focusViewer && m.open {
-		title, km = "Keys: session view", m.keys.Viewer
+		return dialog.NewHelp(m.st, "Keys: session view", m.keys.Help,
+			dialog.HelpSection{Title: "Session view", Keys: slices.Concat(m.keys.Viewer.FullHelp()...)}, everywhere)
 	}
-	return dialog.NewHelp(m.st, title, km, m.keys.Global, m.keys.Dialog.Close)
+	b := m.keys.Browser
+	return dialog.NewHelp(m.st, "Keys: session list", m.keys.Help,
+		dialog.HelpSection{Title: "Session list", Keys: slices.Concat(b.FullHelp()...)},
+		dialog.HelpSection{Title: "While typing a filter", Keys: b.FilterHelp()}, everywhere)
 }
 
 // listed takes a new listing; in watch mode with nothing named, it opens

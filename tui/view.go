@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -125,6 +126,12 @@ func (m Model) statusBar() string {
 		}
 		right = badge + right
 	}
+	rw := ansi.StringWidth(right)
+	if rw > m.width/2 && m.toast.text == "" {
+		right = common.Truncate(right, m.width/2)
+		rw = ansi.StringWidth(right)
+	}
+	room := max(m.width-rw-1, 0)
 	var left string
 	switch {
 	case m.toast.text != "" && m.toast.err:
@@ -132,14 +139,9 @@ func (m Model) statusBar() string {
 	case m.toast.text != "":
 		left = m.st.Toast.Render(common.Sanitize(m.toast.text))
 	default:
-		left = m.help.ShortHelpView(m.shortHelp())
+		left = m.hintLine(m.shortHelp(), room)
 	}
-	rw := ansi.StringWidth(right)
-	if rw > m.width/2 && m.toast.text == "" {
-		right = common.Truncate(right, m.width/2)
-		rw = ansi.StringWidth(right)
-	}
-	left = common.Truncate(left, max(m.width-rw-1, 0))
+	left = common.Truncate(left, room)
 	lw := ansi.StringWidth(left)
 	if lw+rw >= m.width {
 		return common.Truncate(left, m.width)
@@ -147,7 +149,26 @@ func (m Model) statusBar() string {
 	return left + strings.Repeat(" ", m.width-lw-rw) + right
 }
 
-// shortHelp is the keys that work where the focus is.
+// hintLine shows as many of bs as fit in width, in order, always with the
+// last one (? help): keys are dropped from the end, whole, never cut.
+func (m Model) hintLine(bs []key.Binding, width int) string {
+	if len(bs) == 0 {
+		return ""
+	}
+	h := m.help
+	h.SetWidth(0) // we fit it ourselves
+	head, last := bs[:len(bs)-1], bs[len(bs)-1]
+	for n := len(head); n >= 0; n-- {
+		line := h.ShortHelpView(slices.Concat(head[:n], []key.Binding{last}))
+		if ansi.StringWidth(line) <= width {
+			return line
+		}
+	}
+	return h.ShortHelpView([]key.Binding{last})
+}
+
+// shortHelp is the keys that work where the focus is, those that matter
+// most first, ending in quit and ? help.
 func (m Model) shortHelp() []key.Binding {
 	g := m.keys.Global
 	var pending []key.Binding
@@ -162,19 +183,19 @@ func (m Model) shortHelp() []key.Binding {
 	}
 	switch {
 	case top != nil && top.ID() == "help":
-		return []key.Binding{m.keys.Dialog.Close}
+		return m.keys.Help.ShortHelp()
 	case top != nil:
 		return m.keys.Dialog.ShortHelp()
 	case m.focus == focusViewer && m.open && m.viewer.Searching():
 		return m.keys.Search.ShortHelp()
 	case m.focus == focusViewer && m.open:
-		out := append(pending, m.keys.Viewer.ShortHelp()...)
-		out = append(out, g.Export)
+		out := slices.Concat(pending, m.keys.Viewer.ShortHelp(), []key.Binding{g.Export})
 		if m.opts.Mode == ModeBrowse {
 			out = append(out, g.Switch)
 		}
-		return append(out, g.Help, g.Quit)
+		return append(out, g.Quit, g.Help)
+	case m.browser.Filtering():
+		return m.keys.Browser.FilterHelp()
 	}
-	out := append(pending, m.keys.Browser.ShortHelp()...)
-	return append(out, g.Export, g.Help, g.Quit)
+	return slices.Concat(pending, m.keys.Browser.ShortHelp(), []key.Binding{g.Export, g.Quit, g.Help})
 }

@@ -107,7 +107,12 @@ func waitSelected(t *testing.T, ts *tmuxtest.Session, text string) string {
 }
 
 // unfiltered is how the status line starts when no filter is in force.
-func unfiltered(n int) string { return fmt.Sprintf("\n  %d sessions", n) }
+func unfiltered(n int) string {
+	if n == 1 {
+		return "\n  1 session"
+	}
+	return fmt.Sprintf("\n  %d sessions", n)
+}
 
 // rowsWith counts the lines of the screen that contain s.
 func rowsWith(screen, s string) int { return strings.Count(screen, s) }

@@ -2,10 +2,12 @@ package dialog
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/cuff-dev/cuff/transcript"
@@ -15,8 +17,11 @@ import (
 
 func TestHelpShowsEveryKeyAndFits(t *testing.T) {
 	km := keys.DefaultKeyMap()
-	h := NewHelp(styles.New(true), "Keys: session view", km.Viewer, km.Global, km.Dialog.Close)
-	for _, size := range [][2]int{{100, 30}, {160, 40}, {60, 40}} {
+	g := km.Global
+	h := NewHelp(styles.New(true), "Keys: session view", km.Help,
+		HelpSection{Title: "Session view", Keys: slices.Concat(km.Viewer.FullHelp()...)},
+		HelpSection{Title: "Everywhere", Keys: []key.Binding{g.Switch, g.Export, g.Approvals, g.Help, g.Quit}})
+	for _, size := range [][2]int{{100, 40}, {160, 45}, {60, 50}} {
 		box := h.View(size[0], size[1])
 		plain := ansi.Strip(box)
 		for _, want := range []string{"previous", "approvals", "export", "quit", "esc closes"} {
@@ -35,6 +40,42 @@ func TestHelpShowsEveryKeyAndFits(t *testing.T) {
 	}
 	if _, ok := h.HandleMsg(tea.KeyPressMsg{Code: tea.KeyEscape}).(ActionClose); !ok {
 		t.Error("esc does not close the help")
+	}
+}
+
+// TestHelpScrollsWhenShort: at 80×24 and below, the box keeps its border
+// and footer, and scrolling reaches the last key and comes back.
+func TestHelpScrollsWhenShort(t *testing.T) {
+	km := keys.DefaultKeyMap()
+	g := km.Global
+	h := NewHelp(styles.New(true), "Keys: session view", km.Help,
+		HelpSection{Title: "Session view", Keys: slices.Concat(km.Viewer.FullHelp()...)},
+		HelpSection{Title: "Everywhere", Keys: []key.Binding{g.Switch, g.Export, g.Approvals, g.Help, g.Quit}})
+	for _, size := range [][2]int{{80, 24}, {60, 15}, {40, 10}} {
+		h.HandleMsg(press("g"))
+		box := ansi.Strip(h.View(size[0], size[1]))
+		lines := strings.Split(box, "\n")
+		if len(lines) > size[1] {
+			t.Fatalf("%dx%d: %d lines", size[0], size[1], len(lines))
+		}
+		if !strings.HasPrefix(lines[0], "╭") || !strings.HasPrefix(lines[len(lines)-1], "╰") {
+			t.Errorf("%dx%d: the border is cut:\n%s", size[0], size[1], box)
+		}
+		if !strings.Contains(box, "below") {
+			if size[0] == 80 && strings.Contains(box, "quit") {
+				continue // it fits whole at 80×24
+			}
+			t.Errorf("%dx%d: cut off, and no scrolling:\n%s", size[0], size[1], box)
+		}
+		h.HandleMsg(press("G"))
+		box = ansi.Strip(h.View(size[0], size[1]))
+		if !strings.Contains(box, "quit") || !strings.Contains(box, "0 below") {
+			t.Errorf("%dx%d: G does not reach the last key:\n%s", size[0], size[1], box)
+		}
+		h.HandleMsg(press("k"))
+		if box = ansi.Strip(h.View(size[0], size[1])); !strings.Contains(box, "1 below") {
+			t.Errorf("%dx%d: k does not scroll up:\n%s", size[0], size[1], box)
+		}
 	}
 }
 
@@ -186,7 +227,7 @@ func TestApprovalShowsTheRequest(t *testing.T) {
 func TestStack(t *testing.T) {
 	var s Stack
 	km := keys.DefaultKeyMap()
-	s.Push(NewHelp(styles.New(true), "", km.Viewer, km.Global, km.Dialog.Close))
+	s.Push(NewHelp(styles.New(true), "", km.Help))
 	s.Push(NewApproval(Request{ID: "r1"}, styles.New(true), km.Dialog, nil, false, ""))
 	if s.Len() != 2 || s.Top().ID() != "r1" || !s.Has("help") {
 		t.Fatal("push")

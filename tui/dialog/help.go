@@ -1,9 +1,9 @@
 package dialog
 
 import (
+	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -12,18 +12,27 @@ import (
 	"github.com/cuff-dev/cuff/tui/styles"
 )
 
-// Help shows every key that works where the focus is.
-type Help struct {
-	st     *styles.Styles
-	close  key.Binding
-	groups [][]key.Binding
-	title  string
+// HelpSection is one group of keys in the help, under a heading.
+type HelpSection struct {
+	Title string
+	Keys  []key.Binding
 }
 
-// NewHelp opens the help for a key map plus the global keys.
-func NewHelp(st *styles.Styles, title string, km help.KeyMap, global keys.Global, closeKey key.Binding) *Help {
-	groups := append(km.FullHelp(), global.ShortHelp())
-	return &Help{st: st, close: closeKey, groups: groups, title: title}
+// Help shows every key that works where the focus is. It scrolls when
+// the screen is too short for it.
+type Help struct {
+	st       *styles.Styles
+	keys     keys.Help
+	sections []HelpSection
+	title    string
+	top      int // the first body line shown
+	maxTop   int // the last top that still fills the box, as last drawn
+	page     int // body lines shown, as last drawn
+}
+
+// NewHelp opens the help: a title and its sections of keys.
+func NewHelp(st *styles.Styles, title string, km keys.Help, sections ...HelpSection) *Help {
+	return &Help{st: st, keys: km, sections: sections, title: title}
 }
 
 var _ Dialog = (*Help)(nil)
@@ -31,29 +40,83 @@ var _ Dialog = (*Help)(nil)
 // ID names the help dialog.
 func (h *Help) ID() string { return "help" }
 
-// HandleMsg closes on esc, q or ?.
+// HandleMsg scrolls, and closes on esc, q or ?.
 func (h *Help) HandleMsg(msg tea.Msg) Action {
-	if kp, ok := msg.(tea.KeyPressMsg); ok && key.Matches(kp, h.close) {
+	kp, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return ActionNone{}
+	}
+	k := h.keys
+	switch {
+	case key.Matches(kp, k.Close):
 		return ActionClose{}
+	case key.Matches(kp, k.Down):
+		h.scroll(1)
+	case key.Matches(kp, k.Up):
+		h.scroll(-1)
+	case key.Matches(kp, k.PageDown):
+		h.scroll(max(h.page-1, 1))
+	case key.Matches(kp, k.PageUp):
+		h.scroll(-max(h.page-1, 1))
+	case key.Matches(kp, k.Top):
+		h.top = 0
+	case key.Matches(kp, k.Bottom):
+		h.top = h.maxTop
 	}
 	return ActionNone{}
 }
 
-// View draws the keys in as many columns as fit the screen.
+func (h *Help) scroll(n int) { h.top = min(max(h.top+n, 0), h.maxTop) }
+
+// helpFrame is what the dialog style adds around the text: border and
+// padding, in lines.
+const helpFrame = 4
+
+// View draws the keys in as many columns as fit the screen, and as many
+// lines as fit its height; the rest is a scroll away.
 func (h *Help) View(width, height int) string {
+	inner := max(width-dialogFrameWidth-2, 10)
+	var body []string
+	for i, sec := range h.sections {
+		if i > 0 {
+			body = append(body, "")
+		}
+		body = append(body, h.st.Header.Render(sec.Title))
+		body = append(body, h.columns(sec.Keys, inner)...)
+	}
+	// Title, blank and footer are always shown; the body scrolls between.
+	room := max(height-helpFrame-3-helpMargin, 1)
+	h.page = min(room, len(body))
+	h.maxTop = max(len(body)-room, 0)
+	h.top = min(h.top, h.maxTop)
+	footer := "esc closes"
+	if h.maxTop > 0 {
+		below := len(body) - h.top - room
+		footer = fmt.Sprintf("↑/↓ scroll · %d above · %d below · esc closes", h.top, below)
+	}
+	lines := []string{h.st.Title.Render(h.title), ""}
+	lines = append(lines, body[h.top:h.top+h.page]...)
+	lines = append(lines, h.st.Muted.Render(common.Truncate(footer, inner)))
+	box := h.st.Dialog.BorderForeground(h.st.Palette.Primary)
+	return box.Render(strings.Join(lines, "\n"))
+}
+
+// helpMargin is the screen lines left free around the help box.
+const helpMargin = 2
+
+// columns lays out keys in as many columns as fit in width, each as wide
+// as its widest entry, filled top to bottom.
+func (h *Help) columns(all []key.Binding, width int) []string {
 	var bs []key.Binding
-	shown := map[string]bool{} // a key listed once, the first time
-	for _, g := range h.groups {
-		for _, b := range g {
-			if k := b.Help().Key; b.Enabled() && k != "" && !shown[k] {
-				shown[k] = true
-				bs = append(bs, b)
-			}
+	for _, b := range all {
+		if b.Enabled() && b.Help().Key != "" {
+			bs = append(bs, b)
 		}
 	}
-	inner := max(width-dialogFrameWidth-2, 10)
-	cellW := func(b key.Binding) int { return lipgloss.Width(b.Help().Key) + 1 + lipgloss.Width(b.Help().Desc) }
-	// The most columns that fit, each as wide as its widest entry.
+	if len(bs) == 0 {
+		return nil
+	}
+	kw := func(b key.Binding) int { return lipgloss.Width(b.Help().Key) }
 	cols, rows := 1, len(bs)
 	var keyW, colW []int
 	for try := len(bs); try >= 1; try-- {
@@ -62,23 +125,23 @@ func (h *Help) View(width, height int) string {
 		total := 0
 		for c := range try {
 			for i := c * r; i < min((c+1)*r, len(bs)); i++ {
-				kws[c] = max(kws[c], lipgloss.Width(bs[i].Help().Key))
+				kws[c] = max(kws[c], kw(bs[i]))
 			}
 			for i := c * r; i < min((c+1)*r, len(bs)); i++ {
-				cws[c] = max(cws[c], kws[c]+cellW(bs[i])-lipgloss.Width(bs[i].Help().Key))
+				cws[c] = max(cws[c], kws[c]+1+lipgloss.Width(bs[i].Help().Desc))
 			}
 			total += cws[c]
 		}
 		total += (try - 1) * helpColumnGap
-		if total <= inner || try == 1 {
+		if total <= width || try == 1 {
 			cols, rows, keyW, colW = try, r, kws, cws
 			break
 		}
 	}
-	lines := []string{h.st.Title.Render(h.title), ""}
-	for r := 0; r < rows; r++ {
+	var lines []string
+	for r := range rows {
 		var line strings.Builder
-		for c := 0; c < cols; c++ {
+		for c := range cols {
 			i := c*rows + r
 			if i >= len(bs) {
 				break
@@ -90,14 +153,9 @@ func (h *Help) View(width, height int) string {
 			}
 			line.WriteString(cell)
 		}
-		lines = append(lines, common.Truncate(line.String(), inner))
+		lines = append(lines, common.Truncate(line.String(), width))
 	}
-	lines = append(lines, "", h.st.Muted.Render("esc closes"))
-	if len(lines) > height-2 && height > 4 {
-		lines = lines[:height-2]
-	}
-	box := h.st.Dialog.BorderForeground(h.st.Palette.Primary)
-	return box.Render(strings.Join(lines, "\n"))
+	return lines
 }
 
 // helpColumnGap is the space between two columns of keys.

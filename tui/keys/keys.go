@@ -15,6 +15,7 @@ type KeyMap struct {
 	Viewer  Viewer
 	Search  Search
 	Dialog  Dialog
+	Help    Help
 }
 
 // Global bindings work everywhere unless a text input has the focus.
@@ -31,6 +32,7 @@ type Global struct {
 
 // Browser bindings work in the session list.
 type Browser struct {
+	Move     key.Binding // ↑/↓, for the hint line only: Up and Down do the moving
 	Up       key.Binding
 	Down     key.Binding
 	PageUp   key.Binding
@@ -41,6 +43,10 @@ type Browser struct {
 	Filter   key.Binding
 	Clear    key.Binding
 	Refresh  key.Binding
+	// KeepFilter, ClearFilter and Select work while a filter is typed.
+	KeepFilter  key.Binding
+	ClearFilter key.Binding
+	Select      key.Binding
 }
 
 // Viewer bindings work in a session's timeline.
@@ -72,6 +78,17 @@ type Viewer struct {
 type Search struct {
 	Confirm key.Binding
 	Cancel  key.Binding
+}
+
+// Help bindings work in the ? overlay.
+type Help struct {
+	Down     key.Binding
+	Up       key.Binding
+	PageDown key.Binding
+	PageUp   key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+	Close    key.Binding
 }
 
 // Dialog bindings work in the approval prompt.
@@ -106,16 +123,20 @@ func DefaultKeyMap() KeyMap {
 			Approvals: b(k("a"), h("a", "answer pending approvals")),
 		},
 		Browser: Browser{
-			Up:       b(k("up", "k"), h("↑/k", "up")),
-			Down:     b(k("down", "j"), h("↓/j", "down")),
-			PageUp:   b(k("pgup", "ctrl+u", "b"), h("pgup", "page up")),
-			PageDown: b(k("pgdown", "ctrl+d", "f", "space"), h("pgdn", "page down")),
-			Top:      b(k("home", "g"), h("g", "newest")),
-			Bottom:   b(k("end", "G"), h("G", "oldest")),
-			Open:     b(k("enter", "l", "right"), h("enter", "open")),
-			Filter:   b(k("/"), h("/", "filter")),
-			Clear:    b(k("esc"), h("esc", "clear filter")),
-			Refresh:  b(k("r", "ctrl+r"), h("r", "refresh")),
+			Move:        b(k("up", "down"), h("↑/↓", "move")),
+			KeepFilter:  b(k("enter"), h("enter", "keep filter")),
+			ClearFilter: b(k("esc"), h("esc", "clear")),
+			Select:      b(k("up", "down"), h("↑/↓", "select")),
+			Up:          b(k("up", "k"), h("↑/k", "up")),
+			Down:        b(k("down", "j"), h("↓/j", "down")),
+			PageUp:      b(k("pgup", "ctrl+u", "b"), h("pgup", "page up")),
+			PageDown:    b(k("pgdown", "ctrl+d", "f", "space"), h("pgdn", "page down")),
+			Top:         b(k("home", "g"), h("g", "newest")),
+			Bottom:      b(k("end", "G"), h("G", "oldest")),
+			Open:        b(k("enter", "l", "right"), h("enter", "open")),
+			Filter:      b(k("/"), h("/", "filter")),
+			Clear:       b(k("esc"), h("esc", "clear filter")),
+			Refresh:     b(k("r", "ctrl+r"), h("r", "refresh")),
 		},
 		Viewer: Viewer{
 			Move:       b(k("j", "k"), h("j/k", "move")),
@@ -139,6 +160,15 @@ func DefaultKeyMap() KeyMap {
 			Follow:     b(k("f"), h("f", "follow")),
 			Answer:     b(k("a"), h("a", "answer approval")),
 			Back:       b(k("esc", "backspace"), h("esc", "back")),
+		},
+		Help: Help{
+			Down:     b(k("down", "j"), h("↓/j", "scroll")),
+			Up:       b(k("up", "k"), h("↑/k", "scroll up")),
+			PageDown: b(k("pgdown", "space", "ctrl+d"), h("pgdn", "page down")),
+			PageUp:   b(k("pgup", "b", "ctrl+u"), h("pgup", "page up")),
+			Top:      b(k("home", "g"), h("g", "top")),
+			Bottom:   b(k("end", "G"), h("G", "end")),
+			Close:    b(k("esc", "q", "?"), h("esc", "close")),
 		},
 		Search: Search{
 			Confirm: b(k("enter"), h("enter", "search")),
@@ -167,11 +197,17 @@ var (
 	_ help.KeyMap = Viewer{}
 	_ help.KeyMap = Dialog{}
 	_ help.KeyMap = Search{}
+	_ help.KeyMap = Help{}
 )
 
 // ShortHelp implements help.KeyMap.
 func (k Browser) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Open, k.Filter}
+	return []key.Binding{k.Open, k.Filter, k.Move}
+}
+
+// FilterHelp is the keys that work while a filter is typed (? types a ?).
+func (k Browser) FilterHelp() []key.Binding {
+	return []key.Binding{k.Select, k.KeepFilter, k.ClearFilter}
 }
 
 // FullHelp implements help.KeyMap.
@@ -192,6 +228,14 @@ func (k Viewer) FullHelp() [][]key.Binding {
 		{k.Search, k.Next, k.Filter}, // Next's help names N too; a is a global key
 		{k.FilterKind},
 	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k Help) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.Up, k.Close} }
+
+// FullHelp implements help.KeyMap.
+func (k Help) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Down, k.Up, k.PageDown, k.PageUp, k.Top, k.Bottom, k.Close}}
 }
 
 // ShortHelp implements help.KeyMap.
