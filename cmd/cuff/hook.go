@@ -46,11 +46,16 @@ cannot read the project's settings or policy, a shell command gets "ask" with th
 			return nil
 		},
 	})
-	var user, project bool
+	var user, project, local bool
 	install := &cobra.Command{
 		Use:   "install claude",
 		Short: "Add cuff's hooks to Claude Code's settings.json, keeping what is there",
-		Example: `  cuff hook install claude            # this project's .claude/settings.json
+		Long: `Adds cuff's hooks to a Claude Code settings file, keeping every other setting and hook.
+The hook runs this cuff by its absolute path (Claude Code's PATH may not hold it): after
+moving or deleting cuff, run this again, or the hooks fail and commands go ungated.
+A copy of the file as it was is kept in cuff's state directory.`,
+		Example: `  cuff hook install claude            # this project's .claude/settings.json (shared with the team)
+  cuff hook install claude --local    # .claude/settings.local.json: this project, only you
   cuff hook install claude --user     # ~/.claude/settings.json, for every project`,
 		Args: exactArgs(1, "the agent (claude)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -58,14 +63,28 @@ cannot read the project's settings or policy, a shell command gets "ask" with th
 				return &usageError{msg: fmt.Sprintf("cuff has hooks for claude only, not %q", args[0]),
 					hint: "Hint: For other agents use 'cuff mcp' (see docs/agents.md)"}
 			}
-			if user && project {
-				return &usageError{msg: "--user and --project exclude each other", hint: "Hint: Give one of them"}
+			n := 0
+			for _, set := range []bool{user, project, local} {
+				if set {
+					n++
+				}
 			}
-			return a.installClaudeHooks(user)
+			if n > 1 {
+				return &usageError{msg: "--user, --project and --local exclude each other", hint: "Hint: Give one of them"}
+			}
+			where := "project"
+			switch {
+			case user:
+				where = "user"
+			case local:
+				where = "local"
+			}
+			return a.installClaudeHooks(where)
 		},
 	}
 	install.Flags().BoolVar(&user, "user", false, "install for every project (~/.claude/settings.json)")
-	install.Flags().BoolVar(&project, "project", false, "install for this project (.claude/settings.json; the default)")
+	install.Flags().BoolVar(&project, "project", false, "install for this project (.claude/settings.json, shared with the team; the default)")
+	install.Flags().BoolVar(&local, "local", false, "install for this project, only for you (.claude/settings.local.json, not committed)")
 	hook.AddCommand(install)
 	return hook
 }
@@ -149,25 +168,32 @@ func (a *app) claudeHandler(in *claudehook.Input) (*claudehook.Handler, time.Dur
 	return h, cfg.Approvals.Timeout + hookGrace/2, nil
 }
 
-// hookCommandPath is how settings.json should run cuff: "cuff" when the
-// cuff on PATH is this binary, else this binary's absolute path.
-func hookCommandPath() string {
+// hookCommandPath is how settings.json runs cuff: always by an absolute
+// path, since Claude Code's PATH may lack cuff (a bare "cuff" would fail
+// with 127 and leave every command ungated). The path on PATH is kept when
+// it is this binary (a link there survives upgrades), else this binary's.
+func hookCommandPath() (string, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return "cuff"
+		return "", fmt.Errorf("cannot find cuff's own path for the hook: %w", err)
 	}
-	self, _ = filepath.EvalSymlinks(self)
+	resolved, err := filepath.EvalSymlinks(self)
+	if err != nil {
+		resolved = self
+	}
 	if onPath, err := exec.LookPath("cuff"); err == nil {
-		if resolved, err := filepath.EvalSymlinks(onPath); err == nil && resolved == self {
-			return "cuff"
+		if abs, err := filepath.Abs(onPath); err == nil {
+			if r, err := filepath.EvalSymlinks(abs); err == nil && r == resolved {
+				return abs, nil
+			}
 		}
 	}
-	return self
+	return resolved, nil
 }
 
-func (a *app) installClaudeHooks(user bool) error {
+func (a *app) installClaudeHooks(where string) error {
 	var path string
-	if user {
+	if where == "user" {
 		dir := a.getenv("CLAUDE_CONFIG_DIR")
 		if dir == "" {
 			home := a.getenv("HOME")
@@ -182,11 +208,19 @@ func (a *app) installClaudeHooks(user bool) error {
 		if err != nil {
 			return err
 		}
-		path = filepath.Join(filepath.Dir(s.Dir), ".claude", "settings.json")
+		name := "settings.json"
+		if where == "local" {
+			name = "settings.local.json"
+		}
+		path = filepath.Join(filepath.Dir(s.Dir), ".claude", name)
+	}
+	self, err := hookCommandPath()
+	if err != nil {
+		return err
 	}
 	timeout := a.settings().Approvals.Timeout + hookGrace
-	res, err := claudehook.Install(claudehook.InstallOptions{SettingsPath: path, Command: hookCommandPath(),
-		GateTimeout: timeout, Now: time.Now()})
+	res, err := claudehook.Install(claudehook.InstallOptions{SettingsPath: path, Command: self,
+		GateTimeout: timeout, BackupDir: filepath.Join(a.stateDir(), "backups"), Now: time.Now()})
 	if err != nil {
 		return err
 	}
@@ -198,11 +232,13 @@ func (a *app) installClaudeHooks(user bool) error {
 		fmt.Fprintf(a.stdout, "Added cuff's hook to %s in %s: %s\n", report.Plural(int64(len(res.Added)), "event"), path, strings.Join(res.Added, ", "))
 	}
 	if len(res.Updated) > 0 {
-		fmt.Fprintf(a.stdout, "Updated cuff's hook for %v in %s\n", res.Updated, path)
+		fmt.Fprintf(a.stdout, "Updated cuff's hook for %s in %s: %s\n", report.Plural(int64(len(res.Updated)), "event"), path, strings.Join(res.Updated, ", "))
 	}
 	if res.Backup != "" {
 		fmt.Fprintf(a.stdout, "The previous file is kept as %s\n", res.Backup)
 	}
+	fmt.Fprintf(a.stdout, "The hook runs %s: if you move or delete it, the hook fails and commands go ungated;\n"+
+		"run 'cuff hook install claude' again after moving it.\n", self)
 	fmt.Fprintf(a.stdout, "The Bash gate waits up to %s for your answer in 'cuff' (approvals.timeout + 60 s).\n"+
 		"Restart Claude Code (or run /hooks) to load them, and keep 'cuff' open in a split pane to approve commands.\n",
 		timeout)

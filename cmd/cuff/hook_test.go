@@ -233,8 +233,13 @@ func TestHookInstallMergesAndIsIdempotent(t *testing.T) {
 	os.MkdirAll(filepath.Dir(settingsPath), 0o755)
 	os.WriteFile(settingsPath, []byte(`{"model":"opus","hooks":{"PreToolUse":[{"matcher":"Edit","hooks":[{"type":"command","command":"./lint.sh"}]}]}}`), 0o644)
 	r := e.run("", "hook", "install", "claude")
-	if r.code != 0 || !strings.Contains(r.stdout, "Added cuff's hook to 8 events") || !strings.Contains(r.stdout, ".cuff-backup-") {
+	backups := filepath.Join(e.state, "backups")
+	if r.code != 0 || !strings.Contains(r.stdout, "Added cuff's hook to 8 events in "+settingsPath+": SessionStart, UserPromptSubmit") ||
+		!strings.Contains(r.stdout, "kept as "+backups+"/settings.json-") || !strings.Contains(r.stdout, "The hook runs "+cuffBin) {
 		t.Fatalf("install: %+v", r)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(settingsPath)); len(entries) != 1 {
+		t.Errorf(".claude/ holds more than the settings (a backup there would be committed or read): %v", entries)
 	}
 	var s map[string]any
 	data, _ := os.ReadFile(settingsPath)
@@ -246,7 +251,7 @@ func TestHookInstallMergesAndIsIdempotent(t *testing.T) {
 		t.Errorf("existing hook lost: %s", data)
 	}
 	gate := pre[1].(map[string]any)["hooks"].([]any)[0].(map[string]any)
-	if !strings.HasSuffix(gate["command"].(string), " hook claude") || gate["timeout"].(float64) <= 300 {
+	if gate["command"] != cuffBin+" hook claude" || gate["timeout"].(float64) <= 300 {
 		t.Errorf("gate hook %v: its timeout must exceed the approval timeout", gate)
 	}
 	r = e.run("", "hook", "install", "claude")
@@ -256,6 +261,31 @@ func TestHookInstallMergesAndIsIdempotent(t *testing.T) {
 	again, _ := os.ReadFile(settingsPath)
 	if string(again) != string(data) {
 		t.Error("second install changed the file")
+	}
+}
+
+// TestHookInstallLocalAndOldBareCommand: --local writes
+// settings.local.json (not shared with the team); a hook installed by an
+// older cuff as a bare "cuff hook claude" is rewritten to the absolute
+// path, and the change is told in words.
+func TestHookInstallLocalAndOldBareCommand(t *testing.T) {
+	e := newHookEnv(t)
+	local := filepath.Join(e.dir, ".claude", "settings.local.json")
+	os.MkdirAll(filepath.Dir(local), 0o755)
+	os.WriteFile(local, []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"cuff hook claude","timeout":10}]}]}}`), 0o644)
+	r := e.run("", "hook", "install", "claude", "--local")
+	if r.code != 0 || !strings.Contains(r.stdout, "Updated cuff's hook for 1 event in "+local+": Stop") {
+		t.Fatalf("install --local: %+v", r)
+	}
+	data, _ := os.ReadFile(local)
+	if strings.Contains(string(data), `"cuff hook claude"`) || !strings.Contains(string(data), cuffBin+" hook claude") {
+		t.Errorf("the bare command stayed:\n%s", data)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, ".claude", "settings.json")); err == nil {
+		t.Error("--local wrote the shared settings.json")
+	}
+	if r := e.run("", "hook", "install", "claude", "--local", "--user"); r.code != exitUsage || !strings.Contains(r.stderr, "exclude each other") {
+		t.Errorf("two places: %+v", r)
 	}
 }
 

@@ -2,6 +2,8 @@ package claudehook
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +28,10 @@ type InstallOptions struct {
 	// GateTimeout is the PreToolUse hook's timeout: above the approval
 	// timeout, or Claude Code gives up on the hook while a person decides.
 	GateTimeout time.Duration
+	// BackupDir is where the file as it was before the change is copied
+	// (outside .claude/, so Claude Code never reads a backup as settings
+	// and it is never committed); "" keeps no copy.
+	BackupDir string
 	// Now stamps the backup file's name.
 	Now time.Time
 }
@@ -60,7 +66,8 @@ var hookEvents = []struct {
 // Install merges cuff's hooks into a Claude Code settings.json, keeping
 // every other setting and hook. It is idempotent: a second run changes
 // nothing, and a changed timeout or command is updated in place. Before
-// writing, the old file is copied to <file>.cuff-backup-<time>.
+// writing, the old file is copied into BackupDir as
+// <name>-<hash of its path>-<time>.
 func Install(opts InstallOptions) (*InstallResult, error) {
 	res := &InstallResult{}
 	settings := map[string]any{}
@@ -142,8 +149,14 @@ func Install(opts InstallOptions) (*InstallResult, error) {
 	if err := os.MkdirAll(filepath.Dir(opts.SettingsPath), 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", filepath.Dir(opts.SettingsPath), err)
 	}
-	if old != nil {
-		res.Backup = opts.SettingsPath + ".cuff-backup-" + opts.Now.Format("20060102-150405")
+	if old != nil && opts.BackupDir != "" {
+		abs, _ := filepath.Abs(opts.SettingsPath)
+		sum := sha256.Sum256([]byte(abs))
+		name := fmt.Sprintf("%s-%s-%s", filepath.Base(opts.SettingsPath), hex.EncodeToString(sum[:4]), opts.Now.Format("20060102-150405.000000000"))
+		if err := os.MkdirAll(opts.BackupDir, 0o700); err != nil {
+			return nil, fmt.Errorf("back up %s: %w", opts.SettingsPath, err)
+		}
+		res.Backup = filepath.Join(opts.BackupDir, name)
 		if err := os.WriteFile(res.Backup, old, 0o600); err != nil {
 			return nil, fmt.Errorf("back up %s: %w", opts.SettingsPath, err)
 		}
