@@ -129,6 +129,10 @@ func (m *Meta) add(ev *transcript.Event) {
 	case *transcript.SessionEnd:
 		m.Ended = true
 		m.Status = b.Status
+		return
+	}
+	if m.Ended { // an event after the end: the session goes on (a resumed conversation)
+		m.Ended, m.Status = false, ""
 	}
 }
 

@@ -289,7 +289,10 @@ func TestHookInstallLocalAndOldBareCommand(t *testing.T) {
 	}
 }
 
-func TestClaudeHookAfterSessionEndRecordsNothing(t *testing.T) {
+// TestClaudeHookAfterSessionEnd: an event after SessionEnd is recorded in
+// the same session, which ends again; a resumed conversation goes on in
+// its session (issue 11 item 5).
+func TestClaudeHookAfterSessionEnd(t *testing.T) {
 	e := newHookEnv(t)
 	e.send("SessionStart", map[string]any{"source": "startup"})
 	e.send("PreToolUse", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_30", "tool_input": map[string]any{"command": "ls"}})
@@ -297,15 +300,27 @@ func TestClaudeHookAfterSessionEndRecordsNothing(t *testing.T) {
 	e.send("PostToolUse", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_30", "tool_input": map[string]any{"command": "ls"},
 		"tool_response": map[string]any{"stdout": "late\n"}})
 	r := e.run("", "record", "list", "--format", "json")
-	if n := strings.Count(r.stdout, `"session_id"`); n != 1 || strings.Contains(r.stdout, `"live": true`) {
-		t.Errorf("a late event opened a session: %s", r.stdout)
+	if n := strings.Count(r.stdout, `"session_id"`); n != 1 || strings.Contains(r.stdout, `"live": true`) || !strings.Contains(r.stdout, `"status": "complete"`) {
+		t.Errorf("a late event: %s", r.stdout)
 	}
-	// a resumed session is recorded again
+	var got []string
+	for _, ev := range e.events() {
+		got = append(got, fmt.Sprintf("%s@%v", ev["type"], ev["call_id"]))
+	}
+	want := "session_start@<nil> bash_start@toolu_30 bash_run@toolu_30 session_end@<nil> bash_start@toolu_30 bash_run@toolu_30 session_end@<nil>"
+	if strings.Join(got, " ") != want {
+		// the run closed at the end as not run, then its late result: both are what happened
+		t.Errorf("events\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
 	e.send("SessionStart", map[string]any{"source": "resume"})
 	e.send("UserPromptSubmit", map[string]any{"prompt": "one more thing"})
 	r = e.run("", "record", "list", "--format", "json")
-	if n := strings.Count(r.stdout, `"session_id"`); n != 2 {
-		t.Errorf("resume: %s", r.stdout)
+	if n := strings.Count(r.stdout, `"session_id"`); n != 1 || !strings.Contains(r.stdout, `"status": "active"`) {
+		t.Errorf("resume goes on in the same session: %s", r.stdout)
+	}
+	evs := e.events()
+	if last := evs[len(evs)-1]; last["text"] != "one more thing" {
+		t.Errorf("the resumed prompt is not in the session: %v", last)
 	}
 }
 

@@ -149,3 +149,28 @@ func TestClaudeOneRowPerConversation(t *testing.T) {
 		t.Skipf("SKIP until issue 11 item 2 (one session per conversation, helper join) lands: %d rows for one conversation:\n%s", n, out.Stdout)
 	}
 }
+
+// TestClaudeResumeContinuesItsSession: `claude --resume` goes on in the
+// conversation's cuff session (issue 11 item 5).
+func TestClaudeResumeContinuesItsSession(t *testing.T) {
+	e := hooked(t)
+	m := at.NewAnthropic(t, at.Say("say hello",
+		at.Turn(at.Text("Hello.")),
+		at.Turn(at.Text("Hello again.")),
+	))
+	first := e.RunClaude(m, "say hello")
+	second := e.RunClaude(m, "and once more", "--resume", first.SessionID)
+	if first.Code != 0 || second.Code != 0 || second.SessionID != first.SessionID {
+		t.Fatalf("claude: exit %d then %d, sessions %s then %s\n%s", first.Code, second.Code, first.SessionID, second.SessionID, second.Stderr)
+	}
+	if n := len(e.Sessions()); n != 1 {
+		t.Errorf("%d cuff sessions for one resumed conversation", n)
+	}
+	_, evs := e.Recording(first.SessionID)
+	at.ExpectStory(t, evs,
+		"user: say hello",
+		"main: Hello.",
+		"user: and once more",
+		"main: Hello again.",
+	)
+}

@@ -115,16 +115,37 @@ func (c *call) release() {
 	}
 }
 
-// locked runs fn on the session's shared state. After SessionEnd nothing
-// more is recorded (a tool result that arrives late would otherwise open a
-// new session that never ends), until a SessionStart resumes the session.
+// locked runs fn on the session's shared state. An event after SessionEnd
+// is recorded all the same, in the same cuff session: one that only ends
+// something (a tool's result that arrives late, Stop) is followed by the
+// session's end again; anything else (a resumed conversation, a new tool
+// call) opens the session again.
 func (c *call) locked(fn func(*state) error) error {
 	return withState(c.h.opts.StateDir, c.in.SessionID, func(st *state) error {
-		if st.Ended && c.in.HookEventName != EventSessionStart {
-			return nil
+		wasEnded := st.Ended
+		if wasEnded && c.in.HookEventName != EventSessionEnd {
+			st.Ended = false
 		}
-		return fn(st)
+		if err := fn(st); err != nil {
+			return err
+		}
+		if wasEnded && c.w != nil && endsSomething(c.in.HookEventName) {
+			err := c.w.Close(st.EndStatus)
+			c.w, st.Ended = nil, true
+			return err
+		}
+		return nil
 	})
+}
+
+// endsSomething reports whether an event only closes what was going on,
+// rather than starting something.
+func endsSomething(event string) bool {
+	switch event {
+	case EventPostToolUse, EventPostToolUseFailure, EventStop, EventSubagentStop:
+		return true
+	}
+	return false
 }
 
 // writer opens the cuff session that records this Claude session, starting
@@ -132,6 +153,14 @@ func (c *call) locked(fn func(*state) error) error {
 func (c *call) writer(st *state) (*session.Writer, error) {
 	if c.w != nil {
 		return c.w, nil
+	}
+	if st.Session != "" {
+		// The conversation has its session: go on in it, even after its
+		// end (a resumed conversation, an event after SessionEnd).
+		if w, err := c.h.opts.Store.Resume(st.Session); err == nil {
+			c.w = w
+			return w, nil
+		}
 	}
 	start := &transcript.SessionStart{Agent: Agent, Source: transcript.SourceClaudeHook, WorkingDirectory: c.in.Cwd,
 		CuffVersion: c.h.opts.CuffVersion, Model: c.in.Model, Title: c.in.SessionTitle,
@@ -330,6 +359,9 @@ func (c *call) toolCallID() string {
 
 func (c *call) sessionEnd() error {
 	err := c.locked(func(st *state) error {
+		if st.Ended {
+			return nil // ended already, and so was every event since
+		}
 		if err := c.flushText(st); err != nil {
 			return err
 		}
@@ -346,7 +378,7 @@ func (c *call) sessionEnd() error {
 		}
 		err = w.Close(status)
 		c.w = nil
-		st.Ended, st.Open, st.Delegations = true, map[string]openCall{}, nil
+		st.Ended, st.EndStatus, st.Open, st.Delegations = true, status, map[string]openCall{}, nil
 		return err
 	})
 	if c.h.opts.Broker != nil {

@@ -37,9 +37,10 @@ type state struct {
 	// Agents binds a sub-agent's id to the delegation it runs in: several
 	// sub-agents may run at once.
 	Agents map[string]string `json:"agents,omitempty"`
-	// Ended is set by SessionEnd: later events of the session (a tool result
-	// that arrives late) are not recorded, until a SessionStart resumes it.
-	Ended bool `json:"ended,omitempty"`
+	// Ended is set by SessionEnd, with the status it ended with; a later
+	// event of the conversation is still recorded in the same session.
+	Ended     bool   `json:"ended,omitempty"`
+	EndStatus string `json:"end_status,omitempty"`
 	// Texts are hashes of the assistant texts recorded lately: Stop's
 	// last_assistant_message and the transcript say the same thing.
 	Texts []string `json:"texts,omitempty"`
