@@ -19,6 +19,10 @@ type Writer struct {
 	app   *transcript.Appender
 	lease *os.File
 	meta  Meta
+	// final is where a replacing writer's file goes when it is done (see
+	// Store.Replace); moved is set once it is there.
+	final string
+	moved bool
 }
 
 // Create starts a new session with the given start event body and returns
@@ -61,7 +65,9 @@ func (s *Store) Resume(id string) (*Writer, error) {
 	return s.openWriter(id)
 }
 
-func (s *Store) openWriter(id string) (*Writer, error) {
+// takeLease takes a shared hold of session id's lease: the session is live
+// while any writer holds it.
+func (s *Store) takeLease(id string) (*os.File, error) {
 	lease, err := os.OpenFile(s.leasePath(id), os.O_RDWR|os.O_CREATE, transcript.FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("open lease of session %s: %w", id, err)
@@ -69,6 +75,14 @@ func (s *Store) openWriter(id string) (*Writer, error) {
 	if err := unix.Flock(int(lease.Fd()), unix.LOCK_SH); err != nil {
 		lease.Close()
 		return nil, fmt.Errorf("take lease of session %s: %w", id, err)
+	}
+	return lease, nil
+}
+
+func (s *Store) openWriter(id string) (*Writer, error) {
+	lease, err := s.takeLease(id)
+	if err != nil {
+		return nil, err
 	}
 	app, err := transcript.OpenAppender(s.EventsPath(id), id, transcript.AppendOptions{Redact: s.Redact, NoSync: s.NoSync})
 	if err != nil {
@@ -87,8 +101,14 @@ func (s *Store) openWriter(id string) (*Writer, error) {
 // ID is the session's id.
 func (w *Writer) ID() string { return w.id }
 
-// Path is the session's JSONL file.
-func (w *Writer) Path() string { return w.app.Path() }
+// Path is the session's JSONL file (for a replacing writer, the file it
+// writes until it takes the session's place).
+func (w *Writer) Path() string {
+	if w.moved {
+		return w.final
+	}
+	return w.app.Path()
+}
 
 // Append writes events durably (one write, then fsync).
 func (w *Writer) Append(events ...*transcript.Event) error {
@@ -106,7 +126,7 @@ func (w *Writer) Refresh() error { return w.refresh() }
 
 // refresh brings the meta file and index entry up to date with the file.
 func (w *Writer) refresh() error {
-	if err := summarize(w.app.Path(), &w.meta); err != nil {
+	if err := summarize(w.Path(), &w.meta); err != nil {
 		return fmt.Errorf("summarise session %s: %w", w.id, err)
 	}
 	if err := writeJSONAtomic(w.store.MetaPath(w.id), &w.meta); err != nil {
@@ -123,7 +143,7 @@ func (w *Writer) Close(status string) error { return w.CloseAt(status, time.Now(
 // imported session ends when its last event happened, not when imported).
 func (w *Writer) CloseAt(status string, ts time.Time) error {
 	defer w.release()
-	if err := summarize(w.app.Path(), &w.meta); err != nil {
+	if err := summarize(w.Path(), &w.meta); err != nil {
 		return fmt.Errorf("summarise session %s: %w", w.id, err)
 	}
 	m := &w.meta
@@ -131,6 +151,9 @@ func (w *Writer) CloseAt(status string, ts time.Time) error {
 		Commands: m.Commands, Failures: m.CommandsFailed, TimedOut: m.CommandsTimedOut, Approvals: m.Approvals}
 	end := transcript.New(w.id, ts, &transcript.SessionEnd{Status: status, Counts: counts})
 	if err := w.Append(end); err != nil {
+		return err
+	}
+	if err := w.place(); err != nil {
 		return err
 	}
 	return w.refresh()

@@ -35,9 +35,9 @@ func (a *app) importCommand() *cobra.Command {
 		Short: "Convert a Claude Code transcript or a Codex rollout into a cuff session",
 		Long: `Import reads a Claude Code transcript (a session or a sub-agent's file), a Codex
 rollout, a cuff session file or a cuff JSON export (record export --format json), told
-apart by content, and writes it as a new session
-of the project's store, secrets redacted. It prints the new session's id. Use - to read
-standard input.`,
+apart by content, and writes it as a session of the project's store, secrets redacted.
+It prints the session's id. Importing the same transcript again updates that session. The
+session ends only when the file says it ended. Use - to read standard input.`,
 		Example: `  cuff import ~/.claude/projects/-home-me-app/4d5611e5-241a-462a-8d15-5122611a9569.jsonl
   cuff import ~/.codex/sessions/2026/05/11/rollout-2026-05-11T13-28-45-<uuid>.jsonl --format json`,
 		Args: exactArgs(1, "FILE"),
@@ -94,17 +94,22 @@ func (a *app) openImport(path string) (io.Reader, foreign.Options, func(), error
 	return f, foreign.Options{FallbackUUID: foreign.FallbackUUID(path), Path: path}, func() { f.Close() }, nil
 }
 
-// importTranscript decodes a transcript into a new session of the store:
-// its session_start opens the session, the other events are appended in
-// batches with their times, agent ids and call ids, and the session is
-// closed with the status the source ended with (complete for foreign ones).
+// importTranscript decodes a transcript into a session of the store: its
+// session_start opens the session, the other events are appended in
+// batches with their times, agent ids and call ids. A transcript imported
+// before (known by its own session id, such as claude:<uuid>) replaces the
+// session it became, so that importing it again updates that session. The
+// session ends only when the transcript says it ended, with the status it
+// gives; otherwise it is left open (idle, or interrupted when commands
+// never finished), dated by its last event.
 func importTranscript(s *session.Store, r io.Reader, opts foreign.Options) (importResult, foreign.Stats, error) {
 	var (
 		w      *session.Writer
 		res    importResult
 		batch  []*transcript.Event
-		status = transcript.StatusComplete
-		last   time.Time // when the last event happened: the session ends then
+		source string // the transcript's own id, which a later import finds it by
+		status string // the status the transcript ended with; "" when it did not end
+		last   time.Time
 	)
 	flush := func() error {
 		if len(batch) == 0 {
@@ -130,8 +135,14 @@ func importTranscript(s *session.Store, r io.Reader, opts foreign.Options) (impo
 			if ts.IsZero() {
 				ts = time.Now()
 			}
+			source = importSource(ev.SessionID)
 			var err error
-			if w, err = s.Create(start, ts); err != nil {
+			if id, ok := s.ImportedAs(source); ok && source != "" {
+				w, err = s.Replace(id, start, ts)
+			} else {
+				w, err = s.Create(start, ts)
+			}
+			if err != nil {
 				return err
 			}
 			res.SessionID, res.Events = w.ID(), 1
@@ -144,6 +155,9 @@ func importTranscript(s *session.Store, r io.Reader, opts foreign.Options) (impo
 			return nil // a second start (a cuff session appended to): the session has one
 		case *transcript.SessionEnd:
 			status = b.Status
+			if status == "" {
+				status = transcript.StatusComplete
+			}
 			return nil
 		}
 		batch = append(batch, ev)
@@ -159,14 +173,33 @@ func importTranscript(s *session.Store, r io.Reader, opts foreign.Options) (impo
 		err = flush()
 	}
 	if err != nil {
-		_ = w.Close(transcript.StatusInterrupted) // the error that stopped the import is the one to report
+		w.Abandon() // a session imported before stays as it was; a new one stays open, as far as it got
 		return res, st, fmt.Errorf("import stopped after %d events: %w", res.Events, err)
 	}
-	if err := w.CloseAt(status, last); err != nil {
+	if status != "" {
+		err = w.CloseAt(status, last)
+		res.Events++ // the session_end
+	} else {
+		err = w.Finish(last)
+	}
+	if err != nil {
 		return res, st, err
 	}
-	res.Events++ // the session_end
+	if source != "" {
+		if err := s.NoteImport(source, res.SessionID); err != nil {
+			return res, st, fmt.Errorf("remember the import: %w", err)
+		}
+	}
 	return res, st, nil
+}
+
+// importSource is the id an import is remembered by: the transcript's own
+// session id, unless it is only a placeholder.
+func importSource(id string) string {
+	if id == "" || strings.HasSuffix(id, ":unknown") {
+		return ""
+	}
+	return id
 }
 
 // decodeImport passes the events of an import's input to fn: a JSON array
