@@ -549,6 +549,29 @@ func decoderFor(f foreign.Format, uuid string) LineDecoder {
 // fileDecoderFor is decoderFor for the transcript at path: a Claude Code
 // session's decoder reads its sub-agents' files beside it.
 func fileDecoderFor(f foreign.Format, uuid, path string) LineDecoder {
+	if d := newTranscriptDecoder(f, uuid, path); d != nil {
+		return d
+	}
+	return nil
+}
+
+// TranscriptDecoder decodes a foreign transcript line by line: as a
+// follower feeds it (Line, Flush when the file is quiet), or a part of it
+// read whole (Line, then Close).
+type TranscriptDecoder interface {
+	LineDecoder
+	Close(out stream.Emit) error
+}
+
+// NewTranscriptDecoder returns a decoder for the foreign transcript at
+// path in format f, its session named as its listing names it: a Claude
+// Code session's decoder reads its sub-agents' files beside it. It is nil
+// for any other format.
+func NewTranscriptDecoder(f foreign.Format, path string) TranscriptDecoder {
+	return newTranscriptDecoder(f, foreign.FallbackID(path), path)
+}
+
+func newTranscriptDecoder(f foreign.Format, uuid, path string) TranscriptDecoder {
 	switch f {
 	case foreign.FormatClaude:
 		return claude.NewDecoder(claude.Options{FallbackUUID: uuid, Path: path})

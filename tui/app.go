@@ -211,17 +211,19 @@ func (m Model) sourceNamed(name string) session.Source {
 	return nil
 }
 
+// targetOf is what a feed reads to show a session: its file, tail first,
+// whatever its format, with its source to fall back on.
+func (m Model) targetOf(info session.Info) feed.Target {
+	return feed.Target{Source: m.sourceNamed(info.Source), ID: info.ID, Path: info.Path}
+}
+
 // openSession starts showing a session: stops the old feed, starts the new.
 func (m *Model) openSession(info session.Info) tea.Cmd {
 	if m.feed != nil {
 		m.feed.Stop()
 	}
 	m.gen++
-	src := m.sourceNamed(info.Source)
-	t := feed.Target{Source: src, ID: info.ID}
-	if info.Path != "" && (src == nil || info.Source == session.NativeSourceName) {
-		t.Path = info.Path
-	}
+	t := m.targetOf(info)
 	m.target = t
 	m.feed = feed.New(m.opts.Context, m.gen, t)
 	m.viewer.Open(m.gen, info)

@@ -36,12 +36,7 @@ func (m Model) exportCmd() tea.Cmd {
 
 // exportInfoCmd writes a session selected in the list.
 func (m Model) exportInfoCmd(info session.Info) tea.Cmd {
-	src := m.sourceNamed(info.Source)
-	t := feed.Target{Source: src, ID: info.ID}
-	if info.Path != "" && (src == nil || info.Source == session.NativeSourceName) {
-		t.Path = info.Path
-	}
-	return exportTo(m.opts.Context, t, info.ID, m.opts.ExportDir, m.opts.Location)
+	return exportTo(m.opts.Context, m.targetOf(info), info.ID, m.opts.ExportDir, m.opts.Location)
 }
 
 // exportTo returns a command that reads a session again, whole, and writes
@@ -106,6 +101,11 @@ func readAll(ctx context.Context, t feed.Target) ([]*transcript.Event, error) {
 		return nil
 	}
 	switch {
+	case t.Source != nil && t.Source.Name() != session.NativeSourceName:
+		// a Claude Code or Codex transcript, decoded by its source
+		if err := t.Source.Read(ctx, t.ID, collect); err != nil {
+			return nil, fmt.Errorf("read session %s: %w", t.ID, err)
+		}
 	case t.Path != "":
 		f, err := os.Open(t.Path)
 		if err != nil {

@@ -72,7 +72,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.dialogs.Len() == 0 && m.focus == focusViewer && m.open {
 			var cmd tea.Cmd
 			m.viewer, cmd = m.viewer.Update(msg)
-			return m, cmd
+			older := m.olderCmd()
+			return m, tea.Batch(cmd, older)
 		}
 		return m, nil
 	}
@@ -131,7 +132,8 @@ func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	if m.focus == focusViewer && m.open {
 		m.viewer, cmd = m.viewer.Update(msg)
-		return m, cmd
+		older := m.olderCmd()
+		return m, tea.Batch(cmd, older)
 	}
 	m.browser, cmd = m.browser.Update(msg)
 	return m, cmd
@@ -187,9 +189,15 @@ func (m Model) applyFeed(msg feed.Msg) (tea.Model, tea.Cmd) {
 	if m.feed == nil || msg.Gen != m.gen {
 		return m, nil // a stale session's feed
 	}
-	if msg.Full != nil {
+	if msg.OnDemand {
+		m.viewer.SetOnDemand(true)
+	}
+	switch {
+	case msg.Full != nil:
 		m.viewer.Replace(msg.Full, false)
-	} else if msg.Partial {
+	case msg.Older != nil:
+		m.viewer.Prepend(msg.Older, msg.Partial)
+	case msg.Partial:
 		m.viewer.SetPartial(true)
 	}
 	m.viewer.Append(msg.Events)
@@ -212,10 +220,19 @@ func (m Model) applyFeed(msg feed.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.showToast(msg.Err.Error(), true))
 	}
 	if !msg.Closed {
-		cmds = append(cmds, m.feed.Wait)
+		cmds = append(cmds, m.feed.Wait, m.olderCmd())
 	}
 	cmds = append(cmds, m.viewer.Cmds(), m.ensureTick())
 	return m, tea.Batch(cmds...)
+}
+
+// olderCmd asks the feed for the part of the session before what is
+// loaded, when the view has reached its top and there is more.
+func (m *Model) olderCmd() tea.Cmd {
+	if m.feed == nil || !m.viewer.TakeOlderRequest() {
+		return nil
+	}
+	return m.feed.LoadOlder
 }
 
 // tick advances spinners and expires toasts; it keeps ticking while

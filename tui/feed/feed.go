@@ -33,7 +33,8 @@ type Target struct {
 	// store's sessions), the file is read directly, tail first.
 	Source session.Source
 	ID     string
-	// Path is a JSONL file in cuff's format.
+	// Path is a JSONL file: a cuff session, a Claude Code transcript or a
+	// Codex rollout, told from its content, read tail first.
 	Path string
 }
 
@@ -45,6 +46,13 @@ type Batch struct {
 	Full *timeline.Timeline
 	// Partial reports that only the tail is loaded so far.
 	Partial bool
+	// OnDemand reports that the part before the tail is loaded only when
+	// asked (LoadOlder), a step at a time: for a foreign transcript.
+	OnDemand bool
+	// Older is the part of the session just before what was loaded, to
+	// put before it (timeline.Prepend); Partial tells whether there is
+	// more before it still.
+	Older   *timeline.Timeline
 	Events  []*transcript.Event
 	Notices []string
 	// Removed reports that the followed file was deleted.
@@ -89,12 +97,18 @@ type Feed struct {
 	lineFile *os.File
 	nextLine int64
 	lineBuf  []byte
+
+	// older is a foreign transcript shown tail first, read back from on
+	// demand; nil otherwise. Guarded by mu. olderBytes is about how much
+	// one step back reads.
+	older      *foreignTail
+	olderBytes int64
 }
 
 // New prepares a feed; nothing is read until Run runs.
 func New(parent context.Context, gen int, t Target) *Feed {
 	ctx, cancel := context.WithCancel(parent)
-	return &Feed{gen: gen, target: t, ctx: ctx, cancel: cancel, notify: make(chan struct{}, 1), shown: make(chan struct{})}
+	return &Feed{gen: gen, target: t, ctx: ctx, cancel: cancel, notify: make(chan struct{}, 1), shown: make(chan struct{}), olderBytes: OlderBytes}
 }
 
 // Gen is the opening the feed belongs to.

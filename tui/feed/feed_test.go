@@ -24,10 +24,13 @@ type collector struct {
 	tl      *timeline.Timeline
 	partial bool
 	sawTail bool
-	notices []string
-	removed bool
-	err     error
-	closed  bool
+	// onDemand: older parts come when asked; olders counts them.
+	onDemand bool
+	olders   int
+	notices  []string
+	removed  bool
+	err      error
+	closed   bool
 }
 
 func newCollector() *collector { return &collector{tl: timeline.New()} }
@@ -36,8 +39,13 @@ func (c *collector) apply(b Batch) {
 	if b.Partial {
 		c.partial, c.sawTail = true, true
 	}
+	c.onDemand = c.onDemand || b.OnDemand
 	if b.Full != nil {
 		c.tl, c.partial = b.Full, false
+	}
+	if b.Older != nil {
+		c.tl.Prepend(b.Older)
+		c.partial, c.olders = b.Partial, c.olders+1
 	}
 	for _, ev := range b.Events {
 		c.tl.Add(ev)

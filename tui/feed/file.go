@@ -12,6 +12,7 @@ import (
 
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
+	"github.com/cuff-dev/cuff/transcript/foreign"
 	"github.com/cuff-dev/cuff/tui/timeline"
 )
 
@@ -32,6 +33,9 @@ func (f *Feed) runFile(path string) error {
 	file, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		// Not there yet: Follow waits for it to appear.
+		if f.target.Source != nil {
+			return f.target.Source.Follow(f.ctx, f.target.ID, f.followItem)
+		}
 		return session.Follow(f.ctx, path, session.FollowOptions{}, f.followItem)
 	}
 	if err != nil {
@@ -49,6 +53,16 @@ func (f *Feed) runFile(path string) error {
 	}
 	if fi.IsDir() {
 		return fmt.Errorf("%s is a directory, not a session file", path)
+	}
+	switch format := formatOf(file); {
+	case format == foreign.FormatClaude || format == foreign.FormatCodex:
+		kept = true // LoadOlder reads the older parts from it
+		context.AfterFunc(f.ctx, func() { file.Close() })
+		return f.runForeign(file, fi, format, path)
+	case format == foreign.FormatUnknown && f.target.Source != nil:
+		// Empty so far (or not a transcript): the source's follower tells
+		// the format from the first line that comes.
+		return f.target.Source.Follow(f.ctx, f.target.ID, f.followItem)
 	}
 	if fi.Size() <= DirectBytes {
 		// Small: read it whole in one go (one batch, one layout), then follow.
@@ -87,6 +101,13 @@ func (f *Feed) runFile(path string) error {
 		err = ierr
 	}
 	return err
+}
+
+// formatOf tells the format of a transcript from its first line.
+func formatOf(file *os.File) foreign.Format {
+	head := make([]byte, foreign.HeadSize)
+	n, _ := file.ReadAt(head, 0)
+	return foreign.Detect(head[:n])
 }
 
 // readTail reads the last lines of a file: at least TailLines of them, or

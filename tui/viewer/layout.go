@@ -277,7 +277,12 @@ func (m Model) header() []string {
 	case m.info.Status != "":
 		badge = m.st.Ended.Render(common.OneLine(common.Sanitize(m.info.Status), 16))
 	}
-	if m.partial {
+	switch {
+	case m.partial && m.onDemand && m.asked:
+		badge = m.st.Warn.Render("loading older… ") + badge
+	case m.partial && m.onDemand:
+		badge = m.st.Muted.Render("↑ older history ") + badge
+	case m.partial:
 		badge = m.st.Warn.Render("indexing… ") + badge
 	}
 	first := m.r.headLine(left, badge, m.width)
@@ -323,8 +328,8 @@ func (m Model) metaLine(start *transcript.SessionStart) string {
 		}
 	}
 	first, last := m.tl.First, m.tl.Last
-	if m.partial && !m.info.Started.IsZero() {
-		first = m.info.Started
+	if m.partial {
+		first = m.info.Started // what is loaded does not start where the session does
 	}
 	if !first.IsZero() {
 		parts = append(parts, "started "+first.In(m.loc()).Format("2006-01-02 15:04"))
@@ -333,7 +338,10 @@ func (m Model) metaLine(start *transcript.SessionStart) string {
 		}
 	}
 	c := m.tl.Counts
-	if m.partial && m.info.Events > 0 {
+	if m.partial {
+		if m.info.Events <= 0 {
+			return strings.Join(parts, " · ") // the counts of a part would pass for the session's
+		}
 		c = timeline.Counts{Turns: int(m.info.Turns), Commands: int(m.info.Commands), CommandsFailed: int(m.info.Failures)}
 	}
 	parts = append(parts, plural(c.Turns, "turn"), plural(c.Commands, "command"))

@@ -33,10 +33,15 @@ type Model struct {
 	info    session.Info
 	tl      *timeline.Timeline
 	partial bool // only the tail is loaded; the rest is being indexed
-	removed bool // the followed file was deleted
-	live    bool // events are being followed
-	loading bool
-	err     string
+	// onDemand: the part before the tail is loaded a step at a time when
+	// the view reaches its top (a foreign transcript); asked says a step
+	// has been asked for and not come yet, wantTop that the person went
+	// to the top and the view follows it as older parts come.
+	onDemand, asked, wantTop bool
+	removed                  bool // the followed file was deleted
+	live                     bool // events are being followed
+	loading                  bool
+	err                      string
 
 	width, height int
 
@@ -118,6 +123,7 @@ func (m *Model) Open(gen int, info session.Info) {
 	m.gen, m.info = gen, info
 	m.tl = timeline.New()
 	m.partial, m.removed, m.loading, m.live, m.err = false, false, true, false, ""
+	m.onDemand, m.asked, m.wantTop = false, false, false
 	m.vis, m.sel, m.top, m.off = nil, nil, nil, 0
 	m.follow, m.paused, m.newCount, m.filter, m.expandAll = true, false, 0, timeline.FilterAll, false
 	m.expanded = map[int64]bool{}
@@ -138,6 +144,37 @@ func (m Model) Timeline() *timeline.Timeline { return m.tl }
 
 // SetPartial says whether only the tail of the session is loaded yet.
 func (m *Model) SetPartial(p bool) { m.partial = p }
+
+// SetOnDemand says that the part before the tail is loaded a step at a
+// time, when the view reaches its top (see TakeOlderRequest).
+func (m *Model) SetOnDemand(v bool) { m.onDemand = v }
+
+// TakeOlderRequest reports, once per step, that the view shows the top of
+// what is loaded while there is more before it: the root then asks the
+// feed for the older part, which comes to Prepend.
+func (m *Model) TakeOlderRequest() bool {
+	if !m.partial || !m.onDemand || m.asked || len(m.vis) == 0 || m.pos(m.top) != 0 || m.off != 0 {
+		return false
+	}
+	m.asked = true
+	return true
+}
+
+// Prepend puts an older part of the session before what is loaded,
+// keeping the view where it is (the items on screen stay there; after a
+// jump to the top, the view goes on to the new top); partial says whether
+// there is more before it still.
+func (m *Model) Prepend(older *timeline.Timeline, partial bool) {
+	m.tl.Prepend(older)
+	m.partial, m.asked, m.loading = partial, false, false
+	m.rebuildVis()
+	if m.wantTop && len(m.vis) > 0 {
+		m.follow, m.sel, m.top, m.off = false, m.vis[0], m.vis[0], 0
+	}
+	m.wantTop = m.wantTop && partial
+	m.recomputeMatches()
+	m.layout()
+}
 
 // SetLive says whether the session is being followed.
 func (m *Model) SetLive(live bool) { m.live = live }

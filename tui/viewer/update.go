@@ -89,6 +89,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if len(m.vis) > 0 {
 			m.follow, m.sel, m.top, m.off = false, m.vis[0], m.vis[0], 0
 		}
+		m.wantTop = m.partial && m.onDemand
 	case key.Matches(msg, k.Bottom):
 		m.follow, m.paused = true, false
 		if len(m.vis) > 0 {
