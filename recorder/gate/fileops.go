@@ -28,11 +28,11 @@ func (c *call) rm() {
 	}
 	for _, x := range ops.operands {
 		v := path.Clean(x.val)
-		if !x.dyn && (isRootLike(v) || c.a.cwd == c.a.g.root && (v == "*" || v == ".*")) {
+		if !x.dyn && (isRootLike(v) || c.a.cwdReal() == c.a.g.root && (v == "*" || v == ".*")) {
 			c.risky("destructive: " + c.name + " " + x.val + " deletes a whole tree")
 			return
 		}
-		if rel, ok := c.a.relOf(x, true); ok {
+		if rel, ok := c.a.relOf(x, true, false); ok {
 			if rel == "." || rel == "*" && x.glob {
 				c.risky("destructive: " + c.name + " " + x.val + " deletes the whole workspace")
 				return
@@ -42,7 +42,7 @@ func (c *call) rm() {
 				return
 			}
 		}
-		switch k := c.a.where(x); k {
+		switch k := c.a.place(x, false).kind; k {
 		case pathInside, pathTemp, pathHarmless:
 		case pathUnknown:
 			c.risky("destructive: " + c.name + " " + x.val + ", a path only known at run time")
@@ -141,7 +141,7 @@ func (c *call) fileTool() {
 	}
 	switch c.name {
 	case "cp", "mv", "install", "ln":
-		c.copiesGuarded(ops)
+		c.fileLinks(ops)
 	}
 	c.local(c.name + " works on files inside the workspace")
 }
@@ -180,7 +180,7 @@ func (c *call) chmod() {
 	}
 	recursive := ops.has("-R", "--recursive")
 	for _, x := range n {
-		if rel, ok := c.a.relOf(x, true); ok && recursive && (rel == "." || rel == "*" && x.glob) {
+		if rel, ok := c.a.relOf(x, true, true); ok && recursive && (rel == "." || rel == "*" && x.glob) {
 			c.risky("destructive: " + c.name + " -R " + x.val + " changes the whole workspace, .git and .cuff included")
 			return
 		}
@@ -188,7 +188,7 @@ func (c *call) chmod() {
 			c.risky("destructive: " + c.name + " changes " + x.val + ", outside the workspace")
 			return
 		}
-		if g, _ := c.a.guarded(x); g != "" {
+		if g, _ := c.a.guarded(x, true); g != "" {
 			c.risky("destructive: " + c.name + " changes permissions in " + guardedWhat(g))
 			return
 		}
@@ -240,42 +240,4 @@ func (c *call) tar() {
 		}
 	}
 	c.local("tar works on archives inside the workspace")
-}
-
-// copiesGuarded checks what cp, mv, install and ln do with guarded
-// directories beyond writing their destination: copying or moving a
-// directory named .git or .claude into a directory writes that directory's
-// namesake there, and a link to a guarded or protected directory gives it
-// a second name through which later commands could change it unseen.
-func (c *call) copiesGuarded(ops scanResult) {
-	n := ops.operands
-	target, hasTarget := ops.get("-t", "--target-directory")
-	srcs := n
-	switch {
-	case hasTarget && target.hasVal:
-	case len(n) > 1:
-		target, srcs = opt{val: n[len(n)-1], hasVal: true}, n[:len(n)-1]
-	default:
-		target = opt{}
-	}
-	links := c.name == "ln" || c.name == "cp" && ops.has("-s", "--symbolic-link", "-l", "--link")
-	for _, x := range srcs {
-		if links {
-			if what := c.a.linksGuarded(x); what != "" {
-				c.risky("indirection: " + c.name + " links to " + x.val + ", " + what + ": later commands could change it through the link unchecked")
-				return
-			}
-		}
-		if !target.hasVal || ops.has("-T", "--no-target-directory") {
-			continue
-		}
-		base := path.Base(x.val)
-		if x.dyn || guardedComp(base, x.glob, true) == "" {
-			continue
-		}
-		dest := target.val
-		dest.val = strings.TrimRight(dest.val, "/") + "/" + base
-		dest.glob = dest.glob || x.glob
-		c.writes(dest, c.name+" writes")
-	}
 }

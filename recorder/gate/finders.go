@@ -92,15 +92,15 @@ func (c *call) find() {
 	}
 	if deleting {
 		for _, s := range starts {
-			if k := c.a.where(s); !k.writable() {
+			if k := c.a.place(s, false).kind; !k.writable() {
 				c.risky("destructive: find -delete removes files under " + s.val + ", outside the workspace")
 				return
 			}
-			if g, rel := c.a.guarded(s); g != "" {
+			if g, rel := c.a.guarded(s, false); g != "" {
 				c.risky("destructive: find " + s.val + " -delete deletes " + guardedPart(g, rel))
 				return
 			}
-			if rel, ok := c.a.relOf(s, true); ok && rel == "." && everything {
+			if rel, ok := c.a.relOf(s, true, false); ok && rel == "." && everything {
 				c.risky("destructive: find " + s.val + " -delete deletes the whole workspace, .git and .cuff included")
 				return
 			}
@@ -114,18 +114,18 @@ func (c *call) find() {
 // the .git of a start at the workspace root.
 func (c *call) findReach(starts []arg, anyName bool) arg {
 	for _, s := range starts {
-		if !c.a.where(s).writable() {
+		if !c.a.place(s, false).kind.writable() {
 			return s
 		}
 	}
 	for _, s := range starts {
-		if g, _ := c.a.guarded(s); g != "" {
+		if g, _ := c.a.guarded(s, false); g != "" {
 			return s
 		}
 	}
 	if anyName {
 		for _, s := range starts {
-			if rel, ok := c.a.relOf(s, true); ok && rel == "." {
+			if rel, ok := c.a.relOf(s, true, false); ok && rel == "." {
 				c.local(c.name + " runs its command on every file under " + s.val + ", those in .git, .cuff and .claude included: {} is checked as a file in .git")
 				return arg{val: strings.TrimRight(s.val, "/") + "/.git", glob: s.glob}
 			}

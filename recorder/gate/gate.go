@@ -58,6 +58,9 @@ type Options struct {
 	Dir string
 	// Home is the user's home directory, for ~ and $HOME.
 	Home string
+	// TempDirs are the directories where writing is harmless; nil means
+	// the system's (/tmp, /var/tmp, /dev/shm and $TMPDIR).
+	TempDirs []string
 	// Protected are directories outside the workspace that hold the
 	// agent's and cuff's own configuration and permissions (cuff's state
 	// directory with its approvals and grants, ~/.claude, ~/.codex): writing
@@ -77,7 +80,10 @@ type Gate struct {
 	root        string
 	dir         string
 	home        string
-	tmp         string
+	temps       []string
+	// known maps directories resolved when the gate was made (the
+	// workspace root, as given and as it really is) to their real paths.
+	known []knownDir
 	protected   []string
 	parsers     sync.Pool // *syntax.Parser
 	analyses    sync.Pool // *analysis
@@ -114,25 +120,46 @@ func New(opts Options) (*Gate, error) {
 	for _, p := range opts.Protected {
 		if c := cleanAbs(p); c != "" && c != "/" {
 			g.protected = append(g.protected, c)
+			if r := realDir(c); r != c {
+				g.protected = append(g.protected, r)
+			}
 		}
 	}
 	g.dir = cleanAbs(opts.Dir)
 	switch ws := cleanAbs(opts.Workspace); {
 	case ws != "":
-		g.root = ws
+		g.root = realDir(ws)
 	case g.dir != "":
-		g.root = g.dir // the working directory stands for the workspace
+		g.root = realDir(g.dir) // the working directory stands for the workspace
 	}
 	if g.dir == "" {
 		g.dir = g.root
 	}
-	if t := cleanAbs(os.TempDir()); t != "" && t != "/" {
-		g.tmp = t
+	if g.root != virtualRoot {
+		g.known = append(g.known, knownDir{g.root, g.root})
+		if ws := cleanAbs(opts.Workspace); ws != "" && ws != g.root {
+			g.known = append(g.known, knownDir{ws, g.root})
+		}
+	}
+	temps := opts.TempDirs
+	if temps == nil {
+		temps = []string{"/tmp", "/var/tmp", "/private/tmp", "/dev/shm", os.TempDir()}
+	}
+	for _, t := range temps {
+		if t = cleanAbs(t); t != "" && t != "/" {
+			g.temps = append(g.temps, t)
+			if r := realDir(t); r != t {
+				g.temps = append(g.temps, r)
+			}
+		}
 	}
 	g.parsers.New = func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }
 	g.analyses.New = func() any { return new(analysis) }
 	return g, nil
 }
+
+// knownDir is a directory resolved once: as given, and as it really is.
+type knownDir struct{ given, real string }
 
 func cleanAbs(p string) string {
 	if p == "" {

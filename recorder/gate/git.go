@@ -407,11 +407,11 @@ func (c *call) gitClean(rest []arg) {
 	}
 	for _, x := range targets {
 		x, magic := c.gitPathspec(x)
-		if g, rel := c.a.guarded(x); g != "" {
+		if g, rel := c.a.guarded(x, false); g != "" {
 			c.risky("destructive: git clean " + x.val + " deletes " + guardedPart(g, rel))
 			return
 		}
-		rel, ok := c.a.relOf(x, false)
+		rel, ok := c.a.relOf(x, false, false)
 		if ok && rel != "." && !magic {
 			continue
 		}
@@ -441,7 +441,7 @@ func (c *call) gitTouchesGuarded(sub string, rest []arg) bool {
 			continue
 		}
 		x, _ := c.gitPathspec(x)
-		if g, rel := c.a.guarded(x); g != "" {
+		if g, rel := c.a.guarded(x, false); g != "" {
 			c.risky("destructive: git " + sub + " " + x.val + " changes " + guardedPart(g, rel))
 			return true
 		}

@@ -104,8 +104,8 @@ func guardedComp(comp string, pattern, top bool) string {
 // guarded returns the guarded directory of the workspace that x names, lies
 // in or, as a pattern, may match; "" when there is none or x is not a path
 // inside the workspace (paths outside are judged as such).
-func (a *analysis) guarded(x arg) (name, rel string) {
-	rel, ok := a.relOf(x, true)
+func (a *analysis) guarded(x arg, follow bool) (name, rel string) {
+	rel, ok := a.relOf(x, true, follow)
 	if !ok {
 		return "", ""
 	}

@@ -239,7 +239,7 @@ func TestGuardedUnderTemp(t *testing.T) {
 		{"ln -s ~/.claude/settings.json s", VerdictAsk, "(.claude)"},
 		{"ln -s /tmp/state/cuff/grants g", VerdictAsk, "in /tmp/state/cuff"},
 		{"rm -rf /tmp/other/.git", VerdictAllow, ""},
-		{"ln -s /tmp/other/x y", VerdictAllow, ""},
+		{"ln -s /tmp/other/x y", VerdictAsk, "outside the work tree"},
 	})
 }
 

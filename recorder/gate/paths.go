@@ -32,63 +32,160 @@ func netPath(s string) bool {
 	return strings.Contains(s, "/dev/tcp/") || strings.Contains(s, "/dev/udp/")
 }
 
-// tempRoot reports directories where writing is harmless.
-func tempRoot(p string) bool {
-	for _, t := range [...]string{"/tmp/", "/var/tmp/", "/private/tmp/", "/dev/shm/"} {
-		if strings.HasPrefix(p, t) {
+// tempFile reports paths in a directory where writing is harmless.
+func (g *Gate) tempFile(p string) bool {
+	for _, t := range g.temps {
+		if len(p) > len(t) && p[len(t)] == '/' && strings.HasPrefix(p, t) {
 			return true
 		}
 	}
 	return false
 }
 
-// harmlessFile reports device files that are safe to read and write.
+// harmlessFile reports device files that are safe to read and write, by
+// their exact name: /dev/fd/3/etc is not /dev/fd/3.
 func harmlessFile(p string) bool {
 	switch p {
 	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero", "/dev/random", "/dev/urandom":
 		return true
 	}
-	return strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/")
+	for _, d := range [...]string{"/dev/fd/", "/proc/self/fd/"} {
+		if n, ok := strings.CutPrefix(p, d); ok {
+			return n != "" && strings.Trim(n, "0123456789") == ""
+		}
+	}
+	return false
 }
 
-// where classifies a file argument relative to the current directory.
-func (a *analysis) where(x arg) pathKind {
+// place is where a path word really lands.
+type place struct {
+	kind pathKind
+	// real is the absolute path with every link followed; "" when the
+	// word's path is only known at run time.
+	real string
+	// rel is real relative to the workspace root ("." for the root),
+	// when it is inside.
+	rel string
+	// viaLink: a symbolic link was followed on the way.
+	viaLink bool
+	// nlink is the number of names of the existing regular file it lands
+	// on (0 when there is none).
+	nlink uint64
+	exists bool
+}
+
+// where classifies a file argument, following links as a write would.
+func (a *analysis) where(x arg) pathKind { return a.place(x, true).kind }
+
+// place works out where the path word x lands, relative to the current
+// directory, with every symbolic link on the way followed (the last one
+// only with follow, as for a write; removing or renaming acts on the link
+// itself). A pattern is resolved up to its first wildcard and taken as
+// written from there.
+func (a *analysis) place(x arg, follow bool) place {
 	if x.proc {
-		return pathHarmless
+		return place{kind: pathHarmless}
 	}
 	v := x.val
 	if netPath(v) {
-		return pathNetwork
+		return place{kind: pathNetwork}
 	}
 	if x.dyn {
 		for _, p := range [...]string{"$HOME", "${HOME}"} {
-			if strings.HasPrefix(v, p) {
-				return a.absKind(a.g.home + strings.TrimPrefix(v, p))
+			if rest, ok := strings.CutPrefix(v, p); ok && a.g.home != "" && (rest == "" || rest[0] == '/') && !strings.ContainsAny(rest, "$`") {
+				return a.placeAbs(a.g.home+rest, follow)
 			}
 		}
 		for _, p := range [...]string{"$TMPDIR", "${TMPDIR}"} {
-			if strings.HasPrefix(v, p) && !strings.Contains(v, "..") && len(v) > len(p)+1 {
-				return pathTemp
+			if strings.HasPrefix(v, p) && !strings.Contains(v, "..") && len(v) > len(p)+1 && v[len(p)] == '/' {
+				return place{kind: pathTemp}
 			}
 		}
-		return pathUnknown
+		return place{kind: pathUnknown}
 	}
-	if strings.HasPrefix(v, "~") {
-		if v == "~" || strings.HasPrefix(v, "~/") {
-			return a.absKind(a.g.home + v[1:])
+	if strings.HasPrefix(v, "~") && v != "~" && !strings.HasPrefix(v, "~/") {
+		return place{kind: pathOutside} // another user's home
+	}
+	p, ok := a.pathWord(v)
+	if !ok {
+		return place{kind: pathUnknown}
+	}
+	if x.glob {
+		// Resolve the directories before the first wildcard.
+		if i := strings.IndexAny(p, "*?["); i >= 0 {
+			dir := p[:strings.LastIndexByte(p[:i], '/')+1]
+			pl := a.placeAbs(dir, true)
+			if pl.real == "" {
+				return pl
+			}
+			return a.placeReal(strings.TrimSuffix(pl.real, "/")+"/"+p[len(dir):], pl.viaLink, resolved{})
 		}
-		return pathOutside
 	}
-	if strings.HasPrefix(v, "/") {
-		return a.absKind(v)
-	}
-	if a.cwd == "" {
-		return pathUnknown
-	}
-	return a.absKind(a.cwd + "/" + v)
+	return a.placeAbs(p, follow)
 }
 
-// absKind classifies an absolute path.
+// pathWord makes a static path word absolute as written: ~ is the home
+// folder, a relative path is taken from the working directory. It is false
+// when the working directory or the home folder is unknown.
+func (a *analysis) pathWord(v string) (string, bool) {
+	switch {
+	case v == "~" || strings.HasPrefix(v, "~/"):
+		if a.g.home == "" {
+			return "", false
+		}
+		return a.g.home + v[1:], true
+	case strings.HasPrefix(v, "/"):
+		return v, true
+	case a.cwd == "":
+		return "", false
+	}
+	return a.cwd + "/" + v, true
+}
+
+// placeAbs resolves the absolute path p (as written) and classifies where
+// it lands.
+func (a *analysis) placeAbs(p string, follow bool) place {
+	if c := path.Clean(p); harmlessFile(c) || netPath(c+"/") {
+		return place{kind: a.absKind(c), real: c}
+	}
+	key := placeKey{p, follow}
+	if pl, ok := a.places[key]; ok {
+		return pl
+	}
+	r := a.resolve(p, follow)
+	var pl place
+	if !r.known {
+		pl = place{kind: pathUnknown, real: r.path, viaLink: true}
+	} else {
+		pl = a.placeReal(r.path, r.viaLink, r)
+	}
+	if a.places == nil {
+		a.places = map[placeKey]place{}
+	}
+	a.places[key] = pl
+	return pl
+}
+
+// placeKey caches places by path and whether the last link is followed.
+type placeKey struct {
+	path   string
+	follow bool
+}
+
+// placeReal classifies a resolved path.
+func (a *analysis) placeReal(real string, via bool, r resolved) place {
+	pl := place{kind: a.absKind(real), real: real, viaLink: via, nlink: r.nlink, exists: r.exists}
+	if pl.kind == pathInside {
+		if real == a.g.root {
+			pl.rel = "."
+		} else {
+			pl.rel = strings.TrimPrefix(real, a.g.root+"/")
+		}
+	}
+	return pl
+}
+
+// absKind classifies a clean absolute path whose links have been followed.
 func (a *analysis) absKind(p string) pathKind {
 	if p == "" || p[0] != '/' {
 		return pathOutside
@@ -103,16 +200,16 @@ func (a *analysis) absKind(p string) pathKind {
 	if strings.HasPrefix(p, "/dev/") {
 		return pathDevice
 	}
+	if p == "/proc" || strings.HasPrefix(p, "/proc/") {
+		return pathOutside // a process's files, its root and its working directory
+	}
 	if a.g.protectedDir(p) != "" {
 		return pathOutside
 	}
 	if root := a.g.root; strings.HasPrefix(p, root+"/") || p == root && root != "/" {
 		return pathInside
 	}
-	if tempRoot(p) {
-		return pathTemp
-	}
-	if t := a.g.tmp; t != "" && strings.HasPrefix(p, t+"/") {
+	if a.g.tempFile(p) {
 		return pathTemp
 	}
 	return pathOutside
@@ -130,10 +227,20 @@ func isRootLike(p string) bool {
 	return strings.Count(p, "/") == 1 && strings.HasPrefix(p, "/")
 }
 
+// cwdReal is the working directory with its links followed, "" when it is
+// unknown.
+func (a *analysis) cwdReal() string {
+	if a.cwd == "" {
+		return ""
+	}
+	return a.placeAbs(a.cwd, true).real
+}
+
 // cwdInside reports whether the working directory is known to be inside
 // the workspace.
 func (a *analysis) cwdInside() bool {
-	return a.cwd == a.g.root || a.cwd != "" && strings.HasPrefix(a.cwd, a.g.root+"/")
+	c := a.cwdReal()
+	return c == a.g.root || c != "" && strings.HasPrefix(c, a.g.root+"/")
 }
 
 // cwdText describes the working directory for explanations.
@@ -155,33 +262,25 @@ func (g *Gate) protectedDir(p string) string {
 	return ""
 }
 
-// relPath returns x's path relative to the workspace root when it is a
-// static path inside the workspace.
-func (a *analysis) relPath(x arg) (string, bool) { return a.relOf(x, false) }
-
-// relOf is relPath; with glob, x may also be a pattern, and the result is
-// the pattern relative to the workspace root.
-func (a *analysis) relOf(x arg, glob bool) (string, bool) {
-	if x.dyn || x.proc || x.glob && !glob || a.where(x) != pathInside {
+// relOf returns x's path relative to the workspace root when it lands
+// inside the workspace; with glob, x may also be a pattern, and the result
+// is the pattern relative to the root. follow says whether a link named
+// last is followed (a write) or not (a removal).
+func (a *analysis) relOf(x arg, glob, follow bool) (string, bool) {
+	if x.dyn || x.proc || x.glob && !glob {
 		return "", false
 	}
-	p := a.absolute(x.val)
-	if p == a.g.root {
-		return ".", true
+	pl := a.place(x, follow)
+	if pl.kind != pathInside {
+		return "", false
 	}
-	return strings.TrimPrefix(p, a.g.root+"/"), true
+	return pl.rel, true
 }
 
-// absolute is the clean absolute path of a static path word: ~ is the
-// home folder, a relative path is taken from the working directory.
+// absolute is the real absolute path of a static path word, every link
+// followed; "" when it cannot be known.
 func (a *analysis) absolute(p string) string {
-	switch {
-	case strings.HasPrefix(p, "~"):
-		p = a.g.home + p[1:]
-	case !strings.HasPrefix(p, "/"):
-		p = a.cwd + "/" + p
-	}
-	return path.Clean(p)
+	return a.place(arg{val: p}, true).real
 }
 
 // controlFile reports workspace files that make tools run commands later

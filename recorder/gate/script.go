@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -22,6 +23,15 @@ type analysis struct {
 	// the workspace; runners that the built-in policy would allow are
 	// then left to a person, since they would run that new code.
 	wroteCode string
+	// made holds the symbolic links that earlier commands of the line
+	// create, by absolute path, with their target text.
+	made map[string]string
+	// seen caches what the filesystem says about a path, and places where
+	// path words land, for this command line.
+	seen   map[string]linkInfo
+	places map[placeKey]place
+	// written holds the files the line's commands write, by real path.
+	written map[string]bool
 	// hooksSeen caches the hooks of the repositories looked up, by the
 	// directory they were looked up from.
 	hooksSeen map[string][]string
@@ -49,6 +59,10 @@ func (a *analysis) reset(g *Gate) {
 	a.g, a.entries, a.cwd, a.used, a.level = g, a.entries[:0], g.dir, 0, 0
 	a.depth, a.over, a.salvaging, a.wroteCode = 0, false, false, ""
 	clear(a.hooksSeen)
+	clear(a.made)
+	clear(a.written)
+	clear(a.seen)
+	clear(a.places)
 }
 
 // siteKind is what kind of place a command comes from.
@@ -534,44 +548,22 @@ func (a *analysis) redirects(e *Command, src string, st *syntax.Stmt) {
 }
 
 // writeTarget classifies writing to the file x. extra puts the concern
-// with the redirections rather than with the command's words.
+// with the redirections rather than with the command's words. A pattern is
+// expanded as the shell would, and each file it matches is judged.
 func (a *analysis) writeTarget(e *Command, x arg, what string, extra bool) {
-	var t Tier
-	var r string // a concern found by the path inside the workspace
-	if rel, ok := a.relOf(x, true); ok && x.glob {
-		if g := guardedIn(rel, true); g != "" {
-			r = "destructive: " + what + " " + x.val + ", which may be " + guardedPart(g, rel)
+	t, r := a.judgeWrite(x, what)
+	if x.glob && t < TierRisky {
+		matches, ok := a.expand(x)
+		if !ok {
+			t, r = TierRisky, "destructive: "+what+" "+x.val+", a pattern that matches too many files to check"
 		}
-	} else if ok {
-		if controlFile(rel) {
-			r := "indirection: " + what + " " + x.val + ", a file that makes tools run commands or that holds permissions"
-			if extra {
-				e.addExtra(TierRisky, r)
-			} else {
-				e.add(TierRisky, r)
-				e.unliftable = true
+		for _, m := range matches {
+			if mt, mr := a.judgeWrite(arg{val: m}, what); mt > t {
+				t, r = mt, mr
 			}
-			return
-		}
-		if g := guardedIn(rel, false); g != "" {
-			r = "destructive: " + what + " " + x.val + ", " + guardedPart(g, rel)
-		}
-		if a.wroteCode == "" && buildFile(rel, extra || !strings.HasPrefix(what, "sed")) {
-			a.wroteCode = x.val
 		}
 	}
-	switch k := a.where(x); {
-	case r != "":
-		t = TierRisky
-	case k == pathNetwork:
-		t, r = TierRisky, "network: "+what+" "+x.val
-	case k == pathDevice:
-		t, r = TierRisky, "destructive: "+what+" the device "+x.val
-	case k == pathOutside:
-		t, r = TierRisky, "destructive: "+what+" "+x.val+", outside the workspace"
-	case k == pathUnknown:
-		t, r = TierRisky, "destructive: "+what+" "+x.val+", a file only known at run time"
-	default:
+	if r == "" {
 		return
 	}
 	if extra {
@@ -580,4 +572,65 @@ func (a *analysis) writeTarget(e *Command, x arg, what string, extra bool) {
 		e.add(t, r)
 		e.unliftable = true
 	}
+}
+
+// judgeWrite says what writing to the file x (following links) can do.
+func (a *analysis) judgeWrite(x arg, what string) (Tier, string) {
+	pl := a.place(x, true)
+	shown := x.val
+	if pl.viaLink && pl.real != "" {
+		shown += " (through a link: " + pl.real + ")"
+	}
+	if pl.kind == pathInside {
+		rel := pl.rel
+		if x.glob {
+			if g := guardedIn(rel, true); g != "" {
+				return TierRisky, "destructive: " + what + " " + shown + ", which may be " + guardedPart(g, rel)
+			}
+		} else {
+			if controlFile(rel) {
+				return TierRisky, "indirection: " + what + " " + shown + ", a file that makes tools run commands or that holds permissions"
+			}
+			if g := guardedIn(rel, false); g != "" {
+				return TierRisky, "destructive: " + what + " " + shown + ", " + guardedPart(g, rel)
+			}
+			if a.wroteCode == "" && buildFile(rel, !strings.HasPrefix(what, "sed")) {
+				a.wroteCode = x.val
+			}
+			a.wrote(pl.real)
+		}
+		if pl.nlink > 1 {
+			return TierRisky, "destructive: " + what + " " + shown + ", a file with " + strconv.FormatUint(pl.nlink, 10) +
+				" names (hard links), which may lie outside the work tree"
+		}
+		return TierLocal, ""
+	}
+	switch pl.kind {
+	case pathNetwork:
+		return TierRisky, "network: " + what + " " + shown
+	case pathDevice:
+		return TierRisky, "destructive: " + what + " the device " + shown
+	case pathOutside:
+		return TierRisky, "destructive: " + what + " " + shown + ", outside the workspace"
+	case pathUnknown:
+		if pl.viaLink {
+			return TierRisky, "destructive: " + what + " " + shown + ", through a link that cannot be followed"
+		}
+		return TierRisky, "destructive: " + what + " " + shown + ", a file only known at run time"
+	case pathTemp:
+		if pl.nlink > 1 {
+			return TierRisky, "destructive: " + what + " " + shown + ", a file with " + strconv.FormatUint(pl.nlink, 10) +
+				" names (hard links), which may lie outside the work tree"
+		}
+	}
+	return TierLocal, ""
+}
+
+// wrote remembers a file that a command of the line writes, so that a
+// later command that runs it is known to run new code.
+func (a *analysis) wrote(real string) {
+	if a.written == nil {
+		a.written = map[string]bool{}
+	}
+	a.written[real] = true
 }

@@ -1,0 +1,229 @@
+package gate
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// realTree is a workspace, a home folder and cuff's state directory on
+// disk, for checks that depend on what the filesystem holds.
+type realTree struct {
+	root, ws, home, state string
+	g                     *Gate
+}
+
+// newRealTree makes the tree and a strict gate over it, with the state
+// directory and ~/.claude protected as cuff's workspace package sets them.
+func newRealTree(t testing.TB) *realTree {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &realTree{root: root, ws: root + "/ws", home: root + "/home", state: root + "/home/.local/state/cuff"}
+	for _, d := range []string{tr.ws + "/src", tr.ws + "/.git/hooks", tr.ws + "/.cuff/recordings", tr.ws + "/.claude",
+		tr.state + "/grants", tr.state + "/approvals/decided", tr.home + "/.ssh", root + "/outside"} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for f, body := range map[string]string{"ws/src/main.go": "package main\n", "ws/README.md": "x\n",
+		"home/.bashrc": "# rc\n", "outside/file": "x\n", "ws/.claude/settings.json": "{}\n"} {
+		if err := os.WriteFile(root+"/"+f, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr.g = tr.gate(t, Options{})
+	return tr
+}
+
+func (tr *realTree) gate(t testing.TB, opts Options) *Gate {
+	t.Helper()
+	opts.Workspace, opts.Home, opts.TempDirs = tr.ws, tr.home, []string{tr.root + "/tmp"}
+	opts.Protected = append(opts.Protected, tr.state, tr.home+"/.claude", tr.home+"/.ssh")
+	g, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// link makes a symbolic link at rel (in the workspace) with the text target.
+func (tr *realTree) link(t testing.TB, target, rel string) {
+	t.Helper()
+	p := filepath.Join(tr.ws, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// expand replaces $WS, $HOMEDIR, $STATE and $OUT in a command.
+func (tr *realTree) expand(cmd string) string {
+	return strings.NewReplacer("$WS", tr.ws, "$HOMEDIR", tr.home, "$STATE", tr.state, "$OUT", tr.root+"/outside").Replace(cmd)
+}
+
+type fsCase struct {
+	cmd  string
+	want Verdict
+}
+
+// check decides each case as a sandboxed command (so that only the paths
+// matter) and compares the verdict.
+func (tr *realTree) check(t *testing.T, g *Gate, cases []fsCase) {
+	t.Helper()
+	for _, tc := range cases {
+		cmd := tr.expand(tc.cmd)
+		r := g.Decide(t.Context(), cmd, Input{Sandboxed: true})
+		if r.Verdict != tc.want {
+			t.Errorf("%q: got %s (%s), want %s; reasons: %v", cmd, r.Verdict, r.Tier, tc.want, r.Reasons)
+		}
+	}
+}
+
+// TestSelfApprovalThroughALink is issue 10.1: a link to / made paths under
+// it look like workspace files, so a forged grant in cuff's state
+// directory was allowed.
+func TestSelfApprovalThroughALink(t *testing.T) {
+	tr := newRealTree(t)
+	tr.check(t, tr.g, []fsCase{
+		{"ln -s / r", VerdictAsk},
+		{"cat .cuff/recordings/current.json", VerdictAllow},
+	})
+	tr.link(t, "/", "r")
+	tr.link(t, tr.state, "s")
+	tr.link(t, "../../home/.local/state/cuff/grants", "src/g")
+	tr.check(t, tr.g, []fsCase{
+		{"printf '{}' > r$STATE/grants/abc.json", VerdictAsk},
+		{"printf '{}' > s/grants/abc.json", VerdictAsk},
+		{"printf '{}' > src/../s/approvals/decided/x.json", VerdictAsk},
+		{"printf '{}' > src/g/abc.json", VerdictAsk},
+		{"cd s && echo '{}' > grants/abc.json", VerdictAsk},
+		{"cd r && echo '{}' > ." + "$STATE/grants/abc.json", VerdictAsk},
+		{"tee -a s/grants/x < /dev/null", VerdictAsk},
+		{"cp README.md s/grants/abc.json", VerdictAsk},
+		{"mv README.md r$STATE/grants/", VerdictAsk},
+		{"echo x > r/proc/self/cwd/x", VerdictAsk},
+		{"echo x > /proc/self/root$STATE/grants/a", VerdictAsk},
+		{"exec 3</; echo x > /dev/fd/3$STATE/grants/a", VerdictAsk},
+		// Removing the link itself is a workspace change.
+		{"rm -f s", VerdictAllow},
+		{"rm -rf r", VerdictAllow},
+		{"cat s/grants/abc.json", VerdictAllow},
+	})
+}
+
+// TestWritesThroughLinks is issue 10.2: links to /, ~, .. or single files
+// outside the tree, then a write, cp, rm -rf link/ or >> through them.
+func TestWritesThroughLinks(t *testing.T) {
+	tr := newRealTree(t)
+	tr.check(t, tr.g, []fsCase{
+		// Making a link to anything outside the work tree asks.
+		{"ln -s / r", VerdictAsk},
+		{"ln -s ~ h", VerdictAsk},
+		{"ln -s $HOMEDIR h", VerdictAsk},
+		{"ln -s .. up", VerdictAsk},
+		{"ln -s ../.. up", VerdictAsk},
+		{"cd src && ln -s ../.. up", VerdictAsk},
+		{"ln -s ../../outside src/up", VerdictAsk},
+		{"ln -sf /etc/passwd p", VerdictAsk},
+		{"ln -s /etc/passwd", VerdictAsk},
+		{"ln -st src /etc", VerdictAsk},
+		{"ln -rs $OUT o", VerdictAsk},
+		{"cp -s /etc/passwd p", VerdictAsk},
+		{"cp -l ~/.bashrc b", VerdictAsk},
+		{"cp -al $OUT o", VerdictAsk},
+		{"ln ~/.bashrc b", VerdictAsk},
+		{"ln $OUT/file f", VerdictAsk},
+		{"ln -s $X l", VerdictAsk},
+		{"ln -s .git/hooks h", VerdictAsk},
+		{"ln -s .claude c", VerdictAsk},
+		// Everyday links inside the work tree.
+		{"ln -s src/main.go main.go", VerdictAllow},
+		{"cd src && ln -s ../README.md readme", VerdictAllow},
+		{"ln -sf ../README.md src/readme", VerdictAllow},
+		{"ln src/main.go hard.go", VerdictAllow},
+		{"mkdir -p build && ln -s build latest && echo x > latest/out.txt", VerdictAllow},
+	})
+	tr.link(t, "/", "r")
+	tr.link(t, tr.home, "h")
+	tr.link(t, "..", "up")
+	tr.link(t, "../outside/file", "f")
+	tr.link(t, "src", "inner")
+	tr.link(t, "../x", "a/rel")
+	tr.link(t, "../../../outside", "tree/sub/out")
+	tr.check(t, tr.g, []fsCase{
+		{"echo x >> r/etc/hosts", VerdictAsk},
+		{"echo x >> h/.bashrc", VerdictAsk},
+		{"echo x > up/outside/y", VerdictAsk},
+		{"echo x > f", VerdictAsk},
+		{"printf x >> f", VerdictAsk},
+		{"cp README.md f", VerdictAsk},
+		{"cp README.md up/", VerdictAsk},
+		{"cp -r src h", VerdictAsk},
+		{"rm -rf r/", VerdictAsk},
+		{"rm -rf up/*", VerdictAsk},
+		{"sed -i s/a/b/ h/.bashrc", VerdictAsk},
+		{"touch up/x", VerdictAsk},
+		{"mkdir -p h/x", VerdictAsk},
+		{"tee up/y < README.md", VerdictAsk},
+		{"sed -i s/a/b/ */.bashrc", VerdictAsk},
+		{"mv a/rel rel2", VerdictAsk},        // ../x from the top leads outside
+		{"cp -r tree copy", VerdictAsk},      // copy/sub/out -> ../../outside: outside
+		{"cp -a tree tree2", VerdictAsk},
+		{"mv tree ../tree", VerdictAsk},
+		{"echo x > r/proc/self/root/etc/x", VerdictAsk},
+		// Through links that stay inside, and the links themselves.
+		{"echo x > inner/new.go", VerdictAllow},
+		{"sed -i s/a/b/ inner/main.go", VerdictAllow},
+		{"rm -f f", VerdictAllow},
+		{"rm -rf r h up", VerdictAllow},
+		{"cp -rL tree copy", VerdictAllow},
+		{"cat f r/etc/hostname", VerdictAllow},
+		{"mv a/rel a/rel2", VerdictAllow},
+	})
+}
+
+// TestHardLinkedFilesAreNotWorkspaceFiles: a file in the tree with a
+// second name elsewhere changes that file too when written.
+func TestHardLinkedFilesAreNotWorkspaceFiles(t *testing.T) {
+	tr := newRealTree(t)
+	if err := os.Link(tr.home+"/.bashrc", tr.ws+"/rc"); err != nil {
+		t.Skipf("hard links: %v", err)
+	}
+	tr.check(t, tr.g, []fsCase{
+		{"echo x >> rc", VerdictAsk},
+		{"sed -i s/a/b/ rc", VerdictAsk},
+		{"cp README.md rc", VerdictAsk},
+		{"cat rc", VerdictAllow},
+		{"rm rc", VerdictAllow},
+		{"echo x >> README.md", VerdictAllow},
+	})
+}
+
+// TestWorkspaceBehindALink: a workspace reached through a link is the same
+// workspace, whichever spelling a command uses.
+func TestWorkspaceBehindALink(t *testing.T) {
+	tr := newRealTree(t)
+	alias := tr.root + "/alias"
+	if err := os.Symlink(tr.ws, alias); err != nil {
+		t.Fatal(err)
+	}
+	g := tr.gate(t, Options{})
+	g2, err := New(Options{Workspace: alias, Dir: alias + "/src", Home: tr.home, Protected: []string{tr.state}, TempDirs: []string{tr.root + "/tmp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gg := range []*Gate{g, g2} {
+		tr.check(t, gg, []fsCase{
+			{"echo x > " + alias + "/src/x.go", VerdictAllow},
+			{"echo x > $WS/src/x.go", VerdictAllow},
+			{"rm -rf " + alias + "/.git", VerdictAsk},
+			{"echo x > " + alias + "/../outside/x", VerdictAsk},
+		})
+	}
+}

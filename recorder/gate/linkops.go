@@ -1,0 +1,263 @@
+package gate
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// maxWalk bounds the entries of a directory tree that cp -r, mv and
+// extraction checks look at for symbolic links.
+const maxWalk = 4096
+
+// linkMode is how a copying or linking command treats what it is given.
+type linkMode struct {
+	symbolic bool // ln -s, cp -s: makes symbolic links to the sources
+	hard     bool // ln, cp -l: makes hard links to the sources
+	keeps    bool // cp -r/-a/-d/-P, mv: symbolic links are copied as links
+}
+
+// fileLinks judges the names that cp, mv, ln and install create: each
+// new name is checked as a write, a symbolic link by where it points from
+// its new place, a hard link by the file it is a second name of, and
+// directory trees copied or moved by the links inside them. A directory
+// named .git or .claude copied into a directory writes that directory's
+// namesake there.
+func (c *call) fileLinks(ops scanResult) {
+	n := ops.operands
+	target, hasTarget := ops.get("-t", "--target-directory")
+	srcs := n
+	into := false // the destination is a directory the sources go into
+	var dest arg
+	switch {
+	case hasTarget && target.hasVal:
+		dest, into = target.val, true
+	case len(n) > 1:
+		dest, srcs = n[len(n)-1], n[:len(n)-1]
+		noTarget := ops.has("-T", "--no-target-directory")
+		into = !noTarget && (len(srcs) > 1 || dirWord(dest.val) ||
+			c.a.place(dest, !(c.name == "ln" && ops.has("-n", "--no-dereference"))).isDir(c.a))
+	case len(n) == 1 && c.name == "ln":
+		dest, into = arg{val: "."}, true // ln TARGET: a link in the current directory
+	default:
+		return
+	}
+	mode := linkMode{}
+	switch c.name {
+	case "ln":
+		mode.symbolic = ops.has("-s", "--symbolic")
+		mode.hard = !mode.symbolic
+	case "cp":
+		mode.symbolic = ops.has("-s", "--symbolic-link")
+		mode.hard = ops.has("-l", "--link")
+		mode.keeps = !ops.has("-L", "--dereference") && ops.has("-r", "-R", "--recursive", "-a", "--archive", "-d", "-P", "--no-dereference")
+	case "mv":
+		mode.keeps = true
+	}
+	for _, src := range srcs {
+		if mode.symbolic || mode.hard || mode.keeps {
+			if !src.static() || !dest.static() {
+				c.risky("indirection: " + c.name + " of " + src.val + " to " + dest.val + ": a name only known at run time, whose links cannot be checked")
+				return
+			}
+		}
+		newName := c.newName(src, dest, into)
+		switch {
+		case mode.symbolic:
+			text := src.val
+			if ops.has("-r", "--relative") || c.name == "cp" {
+				text = c.a.place(src, true).real // what the link leads to
+			}
+			c.madeLink(newName, text, src.val)
+		case mode.hard:
+			c.hardLink(src)
+		case mode.keeps:
+			c.keptLinks(src, newName)
+		}
+		if c.e.unliftable && c.worstTier() >= TierRisky {
+			return
+		}
+		if !src.dyn && guardedComp(path.Base(src.val), src.glob, true) != "" && !ops.has("-T", "--no-target-directory") {
+			// Copied or moved into dest when it is (or becomes) a
+			// directory: dest's own .git or .claude.
+			d := dest
+			d.val = strings.TrimRight(d.val, "/") + "/" + path.Base(src.val)
+			d.glob = d.glob || src.glob
+			c.writes(d, c.name+" writes")
+		}
+	}
+}
+
+// dirWord reports path words that name a directory whatever the
+// filesystem says: ".", "..", and anything ending in "/" or "/.".
+func dirWord(v string) bool {
+	return v == "." || v == ".." || strings.HasSuffix(v, "/") || strings.HasSuffix(v, "/.") || strings.HasSuffix(v, "/..")
+}
+
+// worstTier is the highest tier found so far for the command.
+func (c *call) worstTier() Tier {
+	t, _ := worst(c.e.findings)
+	return t
+}
+
+// isDir reports whether the place is an existing directory.
+func (p place) isDir(a *analysis) bool {
+	if p.real == "" || !p.exists {
+		return false
+	}
+	return a.lookup(p.real).dir
+}
+
+// newName is the real absolute path of the name a copy or link of src
+// gets: inside dest when into, else dest itself. "" when unknown.
+func (c *call) newName(src, dest arg, into bool) string {
+	d := c.a.place(dest, !into)
+	if d.real == "" {
+		return ""
+	}
+	if !into {
+		return d.real
+	}
+	base := path.Base(strings.TrimRight(src.val, "/"))
+	if base == "/" || base == "." {
+		return d.real
+	}
+	return strings.TrimSuffix(d.real, "/") + "/" + base
+}
+
+// madeLink judges creating a symbolic link at newName whose text is text
+// (shown is how the command names it): a link that leads outside the work
+// tree, into a guarded or protected directory, or somewhere only known at
+// run time gives later commands a second name for that place, through
+// which they would write unseen. The link is remembered for the rest of
+// the command line.
+func (c *call) madeLink(newName, text, shown string) {
+	if newName == "" {
+		c.risky("indirection: " + c.name + " makes a link whose place is only known at run time")
+		return
+	}
+	abs := text
+	switch {
+	case text == "~" || strings.HasPrefix(text, "~/"):
+		abs = c.a.g.home + text[1:]
+	case !strings.HasPrefix(text, "/"):
+		abs = path.Dir(newName) + "/" + text
+	}
+	to := c.a.placeAbs(abs, true)
+	where := shown
+	if to.real != "" && to.real != shown {
+		where += " (" + to.real + ")"
+	}
+	if what := c.a.linksGuarded(arg{val: text}); what != "" {
+		c.risky("indirection: " + c.name + " links to " + text + ", " + what + ": later commands could change it through the link unchecked")
+		return
+	}
+	switch {
+	case to.kind == pathUnknown:
+		c.risky("indirection: " + c.name + " makes " + newName + " a link to " + where + ", which cannot be followed to where it leads")
+	case to.kind != pathInside:
+		c.risky("indirection: " + c.name + " makes a link to " + where + ", outside the work tree: later commands could write there through it unchecked")
+	case guardedIn(to.rel, false) != "" || controlFile(to.rel):
+		c.risky("indirection: " + c.name + " makes a link to " + where + ", " + c.guardedWhatOf(to.rel) + ": later commands could change it through the link unchecked")
+	}
+	if c.a.made == nil {
+		c.a.made = map[string]string{}
+	}
+	c.a.made[newName] = text
+	delete(c.a.places, placeKey{newName, true})
+	clear(c.a.places) // places resolved before may pass through the new link
+}
+
+// guardedWhatOf describes the guarded directory or control file that rel
+// is in.
+func (c *call) guardedWhatOf(rel string) string {
+	if g := guardedIn(rel, false); g != "" {
+		return guardedPart(g, rel)
+	}
+	return "a file that makes tools run commands or that holds permissions"
+}
+
+// hardLink judges making a second name for the file src: a file outside
+// the work tree or in a guarded directory could then be changed through a
+// name that looks like a workspace file.
+func (c *call) hardLink(src arg) {
+	for _, follow := range [...]bool{false, true} {
+		pl := c.a.place(src, follow)
+		switch {
+		case pl.kind == pathUnknown:
+			c.risky("indirection: " + c.name + " makes a second name for " + src.val + ", a file only known at run time")
+			return
+		case pl.kind != pathInside:
+			c.risky("indirection: " + c.name + " makes a second name (a hard link) for " + src.val + ", outside the work tree: writing it would change that file")
+			return
+		case guardedIn(pl.rel, false) != "" || controlFile(pl.rel):
+			c.risky("indirection: " + c.name + " makes a second name (a hard link) for " + src.val + ", " + c.guardedWhatOf(pl.rel))
+			return
+		}
+	}
+}
+
+// keptLinks judges copying or moving src to newName with its symbolic
+// links kept as links: a relative link means something else in its new
+// place, and each link in a copied tree is a new name for where it leads.
+func (c *call) keptLinks(src arg, newName string) {
+	pl := c.a.place(src, false)
+	if pl.real == "" || !pl.exists {
+		return
+	}
+	li := c.a.lookup(pl.real)
+	switch {
+	case li.link:
+		c.madeLink(newName, li.target, src.val+" (a link to "+li.target+")")
+	case li.dir:
+		stopped, over := walkLinks(pl.real, func(rel, target string, err error) bool {
+			if err != nil {
+				c.risky("indirection: " + c.name + " copies " + src.val + "/" + rel + ", a link that cannot be read")
+				return false
+			}
+			c.madeLink(newName+"/"+rel, target, src.val+"/"+rel+" (a link to "+target+")")
+			return c.worstTier() < TierRisky
+		})
+		if over && !stopped {
+			c.grey(c.name + " copies or moves more than " + strconv.Itoa(maxWalk) + " files of " + src.val + ": the links among them are not checked")
+		}
+	}
+}
+
+// walkLinks calls fn for each symbolic link under dir (rel is its path
+// from dir), looking at no more than maxWalk entries. fn returns false to
+// stop; stopped reports that it did, over that the walk reached the bound.
+func walkLinks(dir string, fn func(rel, target string, err error) bool) (stopped, over bool) {
+	seen := 0
+	var walk func(prefix string) bool
+	walk = func(prefix string) bool {
+		entries, err := os.ReadDir(dir + "/" + prefix)
+		if err != nil {
+			return true
+		}
+		for _, e := range entries {
+			if seen++; seen > maxWalk {
+				over = true
+				return false
+			}
+			rel := prefix + e.Name()
+			switch {
+			case e.Type()&fs.ModeSymlink != 0:
+				t, err := os.Readlink(dir + "/" + rel)
+				if !fn(rel, t, err) {
+					stopped = true
+					return false
+				}
+			case e.IsDir():
+				if !walk(rel + "/") {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	walk("")
+	return stopped, over
+}

@@ -1,0 +1,233 @@
+package gate
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// maxLinks is how many symbolic links one path may pass through, as the
+// kernel allows (ELOOP beyond).
+const maxLinks = 40
+
+// linkInfo is what the filesystem says about one absolute path.
+type linkInfo struct {
+	exists bool
+	link   bool   // a symbolic link
+	target string // its text
+	dir    bool
+	nlink  uint64 // names of a regular file
+	broken bool   // the link could not be read
+}
+
+// lookup says what is at the absolute clean path p: a link created earlier
+// in the command line first, then the filesystem, as it is now.
+func (a *analysis) lookup(p string) linkInfo {
+	if t, ok := a.made[p]; ok {
+		return linkInfo{exists: true, link: t != "", target: t, dir: t == ""}
+	}
+	if li, ok := a.seen[p]; ok {
+		return li
+	}
+	var li linkInfo
+	fi, err := os.Lstat(p)
+	switch {
+	case err != nil:
+		// Missing, or not reachable: nothing to follow.
+	case fi.Mode()&fs.ModeSymlink != 0:
+		li.exists, li.link = true, true
+		t, err := os.Readlink(p)
+		li.target, li.broken = t, err != nil
+	default:
+		li.exists, li.dir = true, fi.IsDir()
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && fi.Mode().IsRegular() {
+			li.nlink = uint64(st.Nlink)
+		}
+	}
+	if a.seen == nil {
+		a.seen = map[string]linkInfo{}
+	}
+	a.seen[p] = li
+	return li
+}
+
+// resolved is where a path really lands.
+type resolved struct {
+	path string // absolute and clean, every link followed as the kernel would
+	// known is false when the path cannot be worked out: a link that
+	// cannot be read, or a loop.
+	known bool
+	// viaLink: a symbolic link was followed on the way.
+	viaLink bool
+	// nlink is the number of names of the regular file it lands on, when
+	// it exists.
+	nlink uint64
+	// exists: the path exists (after following links).
+	exists bool
+	dir    bool
+}
+
+// resolve follows p, an absolute path as written (".." and links not yet
+// applied), through the filesystem: every symbolic link in a prefix is
+// followed, ".." goes to the parent of the directory reached, and the last
+// component is followed when follow is set (writing through a link writes
+// its target; removing it removes the link). Components that do not exist
+// are taken as written.
+func (a *analysis) resolve(p string, follow bool) resolved {
+	r := resolved{path: "/", known: true}
+	rest := p
+	// The workspace root was resolved when the gate was made: start there.
+	for _, pre := range a.g.known {
+		if after, ok := strings.CutPrefix(p, pre.given); ok && (after == "" || after[0] == '/') {
+			r.path, r.exists, r.dir, rest = pre.real, true, true, after
+			break
+		}
+	}
+	links := 0
+	missing := false // a component does not exist: nothing below it does either
+	for rest != "" {
+		var comp string
+		comp, rest, _ = strings.Cut(rest, "/")
+		switch comp {
+		case "", ".":
+			continue
+		case "..":
+			r.path = path.Dir(r.path)
+			r.exists, r.dir, r.nlink = true, true, 0
+			missing = false // a directory made earlier in the line may be on the way
+			continue
+		}
+		cand := r.path + "/" + comp
+		if r.path == "/" {
+			cand = "/" + comp
+		}
+		last := strings.Trim(rest, "/") == "" && !strings.HasSuffix(p, "/")
+		if _, made := a.made[cand]; missing && !made || cand == "/proc" || strings.HasPrefix(cand, "/proc/") {
+			// Below a missing directory nothing exists; under /proc the
+			// links are the looking process's own (cwd, root, fd): taken
+			// as written, which absKind places outside.
+			r.path, r.exists, r.dir, r.nlink = cand, false, false, 0
+			missing = true
+			continue
+		}
+		li := a.lookup(cand)
+		if !li.link || last && !follow {
+			r.path, r.exists, r.dir, r.nlink = cand, li.exists, li.dir, li.nlink
+			missing = !li.exists
+			continue
+		}
+		if li.broken {
+			r.known = false
+			r.path = cand
+			return r
+		}
+		if links++; links > maxLinks {
+			r.known = false
+			r.path = cand
+			return r
+		}
+		r.viaLink = true
+		if strings.HasPrefix(li.target, "/") {
+			r.path = "/"
+		}
+		rest = li.target + "/" + rest
+	}
+	return r
+}
+
+// realDir resolves a directory given at configuration time (the workspace,
+// a protected directory) once, so that paths resolved later compare with
+// it: its longest existing ancestor with every link followed, and the rest
+// as given.
+func realDir(p string) string {
+	if p == "" || p == virtualRoot || !strings.HasPrefix(p, "/") {
+		return p
+	}
+	rest := ""
+	for d := p; ; d = path.Dir(d) {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return path.Clean(filepath.ToSlash(r) + rest)
+		}
+		if d == "/" {
+			return p
+		}
+		rest = "/" + path.Base(d) + rest
+	}
+}
+
+// errNotLink is returned by readLinkAt for a path that is not a link.
+var errNotLink = errors.New("not a symbolic link")
+
+// linkTarget is the target text of the symbolic link at p: one created
+// earlier in the command line, else the filesystem's.
+func (a *analysis) linkTarget(p string) (string, error) {
+	li := a.lookup(p)
+	if !li.link {
+		return "", errNotLink
+	}
+	if li.broken {
+		return "", errors.New("cannot read the link")
+	}
+	return li.target, nil
+}
+
+// maxGlobEntries bounds the directory entries a pattern is matched against.
+const maxGlobEntries = 4096
+
+// expand lists the files a pattern word matches now, as the shell would
+// expand it (a leading dot matched too, as with dotglob), by their
+// absolute paths. ok is false when there are too many entries to look at.
+// A pattern that matches nothing stays as it is in the shell, and is
+// judged as written by the callers.
+func (a *analysis) expand(x arg) (matches []string, ok bool) {
+	p, known := a.pathWord(x.val)
+	if !known || x.dyn {
+		return nil, true
+	}
+	dirs := []string{"/"}
+	looked := 0
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i, part := range parts {
+		var next []string
+		for _, d := range dirs {
+			switch {
+			case part == "" || part == ".":
+				next = append(next, d)
+			case !strings.ContainsAny(part, "*?["):
+				next = append(next, strings.TrimSuffix(d, "/")+"/"+part)
+			default:
+				entries, err := os.ReadDir(a.placeAbs(d, true).real)
+				if err != nil {
+					continue
+				}
+				looked += len(entries)
+				if looked > maxGlobEntries {
+					return nil, false
+				}
+				pat := strings.ReplaceAll(part, "[!", "[^")
+				for _, e := range entries {
+					if m, err := path.Match(pat, e.Name()); m || err != nil {
+						if i < len(parts)-1 && !e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
+							continue
+						}
+						next = append(next, strings.TrimSuffix(d, "/")+"/"+e.Name())
+					}
+				}
+			}
+		}
+		dirs = next
+		if len(dirs) > maxGlobEntries {
+			return nil, false
+		}
+	}
+	for _, d := range dirs {
+		if _, err := os.Lstat(d); err == nil {
+			matches = append(matches, d)
+		}
+	}
+	return matches, true
+}
