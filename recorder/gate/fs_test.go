@@ -172,8 +172,8 @@ func TestWritesThroughLinks(t *testing.T) {
 		{"mkdir -p h/x", VerdictAsk},
 		{"tee up/y < README.md", VerdictAsk},
 		{"sed -i s/a/b/ */.bashrc", VerdictAsk},
-		{"mv a/rel rel2", VerdictAsk},        // ../x from the top leads outside
-		{"cp -r tree copy", VerdictAsk},      // copy/sub/out -> ../../outside: outside
+		{"mv a/rel rel2", VerdictAsk},   // ../x from the top leads outside
+		{"cp -r tree copy", VerdictAsk}, // copy/sub/out -> ../../outside: outside
 		{"cp -a tree tree2", VerdictAsk},
 		{"mv tree ../tree", VerdictAsk},
 		{"echo x > r/proc/self/root/etc/x", VerdictAsk},

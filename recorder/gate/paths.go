@@ -70,7 +70,7 @@ type place struct {
 	viaLink bool
 	// nlink is the number of names of the existing regular file it lands
 	// on (0 when there is none).
-	nlink uint64
+	nlink  uint64
 	exists bool
 }
 
