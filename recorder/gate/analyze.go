@@ -125,9 +125,17 @@ func analyzerFor(name string) func(*call) {
 		return (*call).rm
 	case "cp", "mv", "install", "ln", "tee", "touch", "mkdir", "truncate", "sponge", "mkfifo",
 		"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "dos2unix",
-		"unix2dos", "rename", "shuf", "uniq", "xxd", "split", "csplit", "iconv", "tree", "patch",
-		"yq", "base64", "sort", "7z", "7za", "unzip", "zip", "gpg":
+		"unix2dos", "rename", "shuf", "uniq", "xxd", "split", "csplit", "iconv", "tree",
+		"yq", "base64", "sort", "zip", "gpg":
 		return (*call).fileTool
+	case "patch", "gpatch":
+		return (*call).patchCmd
+	case "unzip":
+		return (*call).unzip
+	case "7z", "7za", "7zr":
+		return (*call).sevenZip
+	case "cpio":
+		return (*call).cpio
 	case "dd":
 		return (*call).dd
 	case "chmod", "chown", "chgrp", "chflags", "setfacl":

@@ -7,7 +7,7 @@ import (
 // BenchmarkClassify measures throughput over the mixed corpus of everyday
 // and risky commands, in strict mode without a cop.
 func BenchmarkClassify(b *testing.B) {
-	g := testGate(b, Options{})
+	g := corpusTree(b, Options{})
 	cmds := append(readCorpus(b, "testdata/everyday.txt"), readCorpus(b, "testdata/risky.txt")...)
 	ctx := b.Context()
 	b.ReportAllocs()
@@ -22,7 +22,7 @@ func BenchmarkClassify(b *testing.B) {
 
 // BenchmarkClassifyParallel measures throughput with every core classifying.
 func BenchmarkClassifyParallel(b *testing.B) {
-	g := testGate(b, Options{})
+	g := corpusTree(b, Options{})
 	cmds := append(readCorpus(b, "testdata/everyday.txt"), readCorpus(b, "testdata/risky.txt")...)
 	ctx := b.Context()
 	b.ReportAllocs()

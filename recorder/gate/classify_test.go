@@ -30,7 +30,7 @@ func TestClassifyCases(t *testing.T) {
 		{"cd /tmp && ls", VerdictAllow},
 		{"echo x > /tmp/out.txt", VerdictAllow},
 		{"source .venv/bin/activate && pytest", VerdictAllow},
-		{"npx jest", VerdictAllow},
+		{"npx jest", VerdictAsk}, // not installed here: npx would download a package of that name
 		{"sed -i 's/a/b/' main.go && go test ./...", VerdictAllow},
 		{"", VerdictAllow},
 		// Unknown: no decision in strict mode.
@@ -100,7 +100,6 @@ func TestOutsideSandbox(t *testing.T) {
 		{"cargo test", true, VerdictNone, VerdictAllow},
 		{"./gradlew test", true, VerdictNone, VerdictAllow},
 		{".venv/bin/pytest -q", true, VerdictNone, VerdictAllow},
-		{"npx jest", true, VerdictNone, VerdictAllow},
 		{"source .venv/bin/activate && ls", true, VerdictNone, VerdictAllow},
 		{"make deploy", true, VerdictAllow, VerdictAllow}, // the project's rule
 		{"ls -la && git diff", false, VerdictAllow, VerdictAllow},

@@ -3,6 +3,7 @@ package gate
 import (
 	"bufio"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -47,6 +48,46 @@ func testGate(t testing.TB, opts Options) *Gate {
 	return g
 }
 
+// corpusTree makes a project on disk for the corpora: a workspace at
+// ROOT/home/u/project with what an everyday project holds (installed node
+// tools, a virtual environment, a repository without hooks), and a strict
+// gate over it with the home folder ROOT/home/u.
+func corpusTree(t testing.TB, opts Options) *Gate {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := root + "/home/u/project"
+	for _, d := range []string{"src", "node_modules/.bin", ".venv/bin", ".git/hooks", ".cuff/recordings", ".claude", "web", "frontend", "subdir", "internal", "logs"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := []string{"node_modules/.bin/tsc", "node_modules/.bin/jest", "node_modules/.bin/eslint", "node_modules/.bin/prettier",
+		"node_modules/.bin/vitest", "node_modules/.bin/mocha", ".venv/bin/activate", ".venv/bin/python", ".venv/bin/pytest",
+		".git/HEAD", ".git/hooks/pre-commit.sample", ".claude/settings.json", ".cuff/policy.yml", "go.mod", "package.json",
+		"Makefile", "README.md", "main.go", "src/app.go", "src/app.ts", "config.yaml", "file.txt", "list.txt", "files.txt"}
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("x\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(root+"/home/u/.ssh", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	opts.Workspace, opts.Home = ws, root+"/home/u"
+	if opts.Dir != "" {
+		opts.Dir = ws + "/" + opts.Dir
+	}
+	opts.Protected = append(opts.Protected, root+"/home/u/.local/state/cuff", root+"/home/u/.claude")
+	g, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 // minEverydayAllowed is the share of everyday commands that must be
 // allowed out of the box, when commands run in cuff's sandbox.
 const minEverydayAllowed = 0.95
@@ -55,7 +96,7 @@ const minEverydayAllowed = 0.95
 // sandbox (the goal) and outside it (logged: what runs the project's code
 // gets no decision there, by design).
 func TestEverydayCommandsAreAllowed(t *testing.T) {
-	g := testGate(t, Options{})
+	g := corpusTree(t, Options{})
 	cmds := readCorpus(t, "testdata/everyday.txt")
 	if len(cmds) < 150 {
 		t.Fatalf("everyday corpus has %d commands, want at least 150", len(cmds))
@@ -81,7 +122,7 @@ func TestEverydayCommandsAreAllowed(t *testing.T) {
 }
 
 func TestRiskyCommandsAreAskedOrDenied(t *testing.T) {
-	g := testGate(t, Options{})
+	g := corpusTree(t, Options{})
 	cmds := readCorpus(t, "testdata/risky.txt")
 	if len(cmds) < 150 {
 		t.Fatalf("risky corpus has %d commands, want at least 150", len(cmds))

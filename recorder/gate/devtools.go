@@ -101,6 +101,11 @@ func (c *call) golang() {
 			}
 		}
 		c.local("go env prints the Go environment")
+	case "list":
+		if q := goModuleQuery(rest); q != "" {
+			c.risky("network: go list " + q + " asks the module proxy, and the module path carries whatever it is given")
+			return
+		}
 	case "mod":
 		if len(rest) > 0 && rest[0].val == "download" {
 			c.risky("network: go mod download downloads modules")
@@ -113,6 +118,42 @@ func (c *call) golang() {
 		c.unknown("go " + sub.val + " builds, tests or inspects Go code")
 	}
 	c.runnerPaths()
+}
+
+// goModuleQuery reports a go list that queries modules on the network:
+// -m with -u, -versions or -retracted, or with a module path or a version
+// query other than the build list ("all", the main module).
+func goModuleQuery(args []arg) string {
+	modules := false
+	for _, x := range args {
+		if x.val == "--" {
+			break
+		}
+		switch flagName(x.val) {
+		case "m":
+			modules = true
+		case "u", "versions", "retracted", "reuse":
+			if strings.HasPrefix(x.val, "-") {
+				return x.val
+			}
+		}
+	}
+	if !modules {
+		return ""
+	}
+	for i := 0; i < len(args); i++ {
+		x := args[i]
+		if strings.HasPrefix(x.val, "-") {
+			if (x.val == "-f" || x.val == "-tags" || x.val == "-C" || x.val == "-modfile" || x.val == "-o") && i+1 < len(args) {
+				i++
+			}
+			continue
+		}
+		if !x.static() || strings.Contains(x.val, "@") || x.val != "all" && x.val != "." && !strings.HasPrefix(x.val, "./") {
+			return "-m " + x.val
+		}
+	}
+	return ""
 }
 
 // goRootTool reports the tools that come with Go itself, which go tool

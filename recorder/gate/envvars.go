@@ -11,6 +11,7 @@ const (
 	envPlain   envKind = iota // nothing the gate cares about
 	envCommand                // the value is a command line that programs run
 	envRisky                  // changes what programs load, run or connect to
+	envFile                   // the value is a file or directory that programs write
 )
 
 // classifyEnv says what setting the variable name to value can do. The
@@ -20,10 +21,26 @@ func classifyEnv(name, value string) (envKind, string) {
 	if commandVar(u) {
 		return envCommand, name + " names a command that programs run"
 	}
+	fileKind := func() (envKind, string) {
+		if quietValue(value) {
+			return envPlain, ""
+		}
+		return envFile, name + " names a file or directory that programs write to"
+	}
+	if fileVar(u) {
+		return fileKind()
+	}
 	if safeVar(u) {
 		return envPlain, ""
 	}
 	switch u {
+	case "GOPROXY":
+		if value == "off" {
+			return envPlain, ""
+		}
+		return envRisky, "GOPROXY sends module requests, whose paths can carry data, to " + value
+	case "GOSUMDB", "GONOSUMDB", "GONOSUMCHECK", "GONOPROXY", "GOPRIVATE", "GOINSECURE", "GOVCS", "GOAUTH":
+		return envRisky, name + " changes where and how modules are downloaded and checked"
 	case "GOTOOLCHAIN":
 		if value == "local" || value == "" {
 			return envPlain, ""
@@ -43,6 +60,9 @@ func classifyEnv(name, value string) (envKind, string) {
 	}
 	if riskyVar(u) {
 		return envRisky, name + " changes what programs load, run or connect to"
+	}
+	if fileVarSuffix(u) {
+		return fileKind()
 	}
 	for _, s := range [...]string{"_COMMAND", "_CMD", "_PROGRAM", "_WRAPPER", "_SHELL", "_EDITOR",
 		"_PAGER", "_ASKPASS", "_RSH", "_SSH", "_BROWSER", "_INTERPRETER", "_EXEC", "_EXECUTABLE"} {
@@ -75,6 +95,56 @@ func (a *analysis) classifyEnv(name, value string, static bool) (envKind, string
 		}
 	}
 	return envPlain, ""
+}
+
+// fileVar reports variables whose value is a file or a directory that
+// programs write to (a trace or log file, a history, a cache, a build
+// output or temporary directory): setting one is a write to that place.
+func fileVar(u string) bool {
+	switch u {
+	case "GIT_INDEX_FILE", "HISTFILE", "LESSHISTFILE", "SQLITE_HISTORY", "PSQL_HISTORY", "MYSQL_HISTFILE",
+		"NODE_REPL_HISTORY", "PYTHON_HISTORY", "LLVM_PROFILE_FILE", "GCOV_PREFIX", "GOCOVERDIR", "COVERAGE_FILE",
+		"PYTHONPYCACHEPREFIX", "TMPDIR", "TMP", "TEMP", "GOTMPDIR", "GOCACHE", "GOMODCACHE", "GOBIN",
+		"CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR", "SSLKEYLOGFILE", "CCACHE_DIR", "SCCACHE_DIR", "DENO_DIR",
+		"YARN_CACHE_FOLDER", "BUN_INSTALL_CACHE_DIR", "PIP_CACHE_DIR", "UV_CACHE_DIR", "HISTFILE_PATH":
+		return true
+	}
+	return strings.HasPrefix(u, "GIT_TRACE") && u != "GIT_TRACE_REDACT"
+}
+
+// fileVarSuffix reports variables whose names say they hold a file or a
+// directory that a program writes (SOMETOOL_LOG_FILE, X_CACHE_DIR).
+func fileVarSuffix(u string) bool {
+	for _, s := range [...]string{"FILE", "_LOG", "LOGFILE", "_LOGS", "_OUTPUT", "_OUT", "_DIR", "_DIRECTORY",
+		"_CACHE", "CACHEDIR", "_HISTORY", "_REPORT", "_DUMP", "_TRACE", "_PROFILE_OUT"} {
+		if strings.HasSuffix(u, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// fileVarTarget is the path a file variable's value names: git's trace
+// variables also take a Unix socket as af_unix:[stream|dgram:]PATH.
+func fileVarTarget(v string) arg {
+	if rest, ok := strings.CutPrefix(v, "af_unix:"); ok {
+		for _, p := range [...]string{"stream:", "dgram:"} {
+			rest = strings.TrimPrefix(rest, p)
+		}
+		v = rest
+	}
+	return arg{val: v}
+}
+
+// quietValue reports values of a file variable that name no file: off,
+// on (standard error) or a file descriptor number, as git's GIT_TRACE
+// takes them.
+func quietValue(v string) bool {
+	switch strings.ToLower(v) {
+	case "", "0", "1", "2", "true", "false", "yes", "no", "on", "off":
+		return true
+	}
+	return strings.Trim(v, "0123456789") == ""
 }
 
 // workspaceSearchPath reports search-path variables that are harmless when
@@ -112,13 +182,11 @@ func safeVar(u string) bool {
 	}
 	switch u {
 	case "LANG", "LANGUAGE", "TZ", "TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "CLICOLOR",
-		"CLICOLOR_FORCE", "COLUMNS", "LINES", "CI", "DEBUG", "VERBOSE", "QUIET", "TMPDIR", "TEMP",
-		"TMP", "GOOS", "GOARCH", "CGO_ENABLED", "GOMAXPROCS", "GOTRACEBACK", "GODEBUG",
+		"CLICOLOR_FORCE", "COLUMNS", "LINES", "CI", "DEBUG", "VERBOSE", "QUIET", "GOOS", "GOARCH", "CGO_ENABLED", "GOMAXPROCS", "GOTRACEBACK", "GODEBUG",
 		"GOEXPERIMENT", "GOAMD64", "GOARM", "GOARM64", "GO386", "GOWASM", "GOGC", "GOMEMLIMIT",
-		"GOWORK", "GOCACHE", "GOMODCACHE", "GOPRIVATE", "GONOPROXY", "GONOSUMDB", "GOINSECURE",
-		"GOSUMDB", "GOPROXY", "GOBIN", "GOTESTSUM_FORMAT", "RUST_BACKTRACE", "RUST_LOG",
+		"GOWORK", "GOTESTSUM_FORMAT", "RUST_BACKTRACE", "RUST_LOG",
 		"RUST_TEST_THREADS", "RUST_MIN_STACK", "CARGO_TERM_COLOR", "CARGO_INCREMENTAL",
-		"CARGO_TARGET_DIR", "CARGO_BUILD_JOBS", "NODE_ENV", "NODE_NO_WARNINGS", "BABEL_ENV",
+		"CARGO_BUILD_JOBS", "NODE_ENV", "NODE_NO_WARNINGS", "BABEL_ENV",
 		"PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONHASHSEED", "PYTHONWARNINGS",
 		"PYTHONIOENCODING", "PYTHONUTF8", "PYTHONFAULTHANDLER", "PYTHONDEVMODE",
 		"PYTHONTRACEMALLOC", "GIT_TERMINAL_PROMPT", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
@@ -128,7 +196,7 @@ func safeVar(u string) bool {
 		"DO_NOT_TRACK", "TERM_PROGRAM", "USER", "LOGNAME", "SHLVL", "DISPLAY",
 		"CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MALLOC_ARENA_MAX", "PYTEST_TIMEOUT",
 		"JEST_WORKER_ID", "TS_NODE_TRANSPILE_ONLY", "NPM_CONFIG_LOGLEVEL", "NPM_CONFIG_COLOR",
-		"NODE_DEBUG", "PWD", "OLDPWD", "GIT_TRACE",
+		"NODE_DEBUG", "PWD", "OLDPWD",
 		"ENVIRONMENT", "APP_ENV", "RAILS_ENV", "RACK_ENV", "FLASK_ENV", "DJANGO_SETTINGS_MODULE",
 		"PORT", "HOST", "BUILD_TYPE", "CONFIGURATION", "TEST", "TESTS", "RUN", "COUNT", "V":
 		return true
@@ -186,6 +254,9 @@ func safeFlags(v string, ok func(string) bool) bool {
 // safeGoFlag reports go build flags that neither run programs nor load
 // code from elsewhere.
 func safeGoFlag(f string) bool {
+	if f == "-mod=mod" {
+		return false // lets the go command add modules to go.mod, downloading them
+	}
 	for _, p := range [...]string{"-mod=", "-count=", "-tags=", "-buildvcs=", "-p=", "-timeout=",
 		"-ldflags=-s", "-ldflags=-w", "-covermode=", "-parallel=", "-shuffle="} {
 		if strings.HasPrefix(f, p) {

@@ -67,13 +67,15 @@ func (c *call) fileTool() {
 		spec = optSpec{short: "tSmogb", long: []string{"target-directory", "suffix", "mode", "owner", "group", "backup", "reflink", "sparse", "preserve", "no-preserve", "context"}}
 	case "sort":
 		spec = optSpec{short: "okStT", long: []string{"output", "key", "buffer-size", "field-separator", "temporary-directory", "compress-program", "files0-from", "parallel", "batch-size", "random-source", "sort"}}
-	case "split", "csplit":
-		spec = optSpec{short: "abCdlnfbt", long: []string{"suffix-length", "additional-suffix", "bytes", "line-bytes", "lines", "number", "filter", "prefix", "suffix-format", "separator"}}
+	case "split":
+		spec = optSpec{short: "abClnt", long: []string{"suffix-length", "additional-suffix", "bytes", "line-bytes", "lines", "number", "filter", "separator", "numeric-suffixes", "hex-suffixes"}}
+	case "csplit":
+		spec = optSpec{short: "bfn", long: []string{"suffix-format", "prefix", "digits"}}
 	case "truncate":
 		spec = optSpec{short: "sr", long: []string{"size", "reference"}}
 	case "tee", "touch", "mkdir", "mkfifo":
 		spec = optSpec{short: "mdtrZ", long: []string{"mode", "date", "reference", "time", "context"}}
-	case "iconv", "shuf", "tree", "patch", "base64", "gpg":
+	case "iconv", "shuf", "tree", "base64", "gpg":
 		spec = optSpec{short: "ftoinrLIPpdDBFzuH", long: []string{"from-code", "to-code", "output", "input", "head-count", "random-source", "directory", "strip", "reject-file", "input-range", "homedir"}}
 	default:
 		spec = optSpec{short: "dSxc", long: []string{"directory", "suffix", "exclude"}}
@@ -113,18 +115,9 @@ func (c *call) fileTool() {
 		if len(n) > 1 {
 			c.writes(n[1], c.name+" writes to")
 		}
-	case "split":
-		if len(n) > 1 {
-			c.writes(n[1], "split writes to")
-		}
-	case "sort", "iconv", "shuf", "tree", "base64", "gpg", "patch", "unzip", "7z", "7za", "zip", "csplit":
-		if c.name == "7z" || c.name == "7za" {
-			for _, x := range c.args {
-				if strings.HasPrefix(x.val, "-o") && len(x.val) > 2 {
-					c.writes(arg{val: x.val[2:], dyn: x.dyn}, "7z extracts to")
-				}
-			}
-		}
+	case "split", "csplit":
+		c.splitOutputs(ops)
+	case "sort", "iconv", "shuf", "tree", "base64", "gpg", "zip":
 		if c.name == "zip" && len(n) > 0 {
 			c.writes(n[0], "zip writes")
 		}
@@ -144,6 +137,33 @@ func (c *call) fileTool() {
 		c.fileLinks(ops)
 	}
 	c.local(c.name + " works on files inside the workspace")
+}
+
+// splitOutputs judges the files split and csplit write: a prefix (split's
+// second operand, csplit's -f, xx by default) and a suffix they make up,
+// as a pattern.
+func (c *call) splitOutputs(ops scanResult) {
+	prefix := arg{val: "x"}
+	if c.name == "csplit" {
+		prefix = arg{val: "xx"}
+		if o, ok := ops.get("-f", "--prefix"); ok && o.hasVal {
+			prefix = o.val
+		}
+	} else if len(ops.operands) > 1 {
+		prefix = ops.operands[1]
+	}
+	suffix := ""
+	if o, ok := ops.get("--additional-suffix"); ok && o.hasVal {
+		if !o.val.static() {
+			c.risky("destructive: split writes files named by a suffix only known at run time")
+			return
+		}
+		suffix = o.val.val
+	}
+	out := prefix
+	out.val += "*" + suffix
+	out.glob = true
+	c.writes(out, c.name+" writes")
 }
 
 // dd copies blocks; writing to a device or outside the workspace is
@@ -236,8 +256,11 @@ func (c *call) tar() {
 				c.writes(o.val, "tar writes")
 			}
 		case extract && (o.name == "-C" || isLong(o.name, "directory")):
-			c.writes(o.val, "tar extracts to")
+			c.writesUnlessDir(o.val, "tar extracts to")
 		}
+	}
+	if extract {
+		c.tarExtract(ops)
 	}
 	c.local("tar works on archives inside the workspace")
 }

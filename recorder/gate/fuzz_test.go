@@ -19,7 +19,7 @@ func FuzzClassify(f *testing.F) {
 		"select x in a; do b; done", "time -p x", "! x", "x &", "x |& y", "exec {fd}<>/dev/tcp/h/1"} {
 		f.Add(c)
 	}
-	g := testGate(f, Options{})
+	g := corpusTree(f, Options{})
 	f.Fuzz(func(t *testing.T, cmd string) {
 		r := g.Check(t.Context(), cmd, TaintUntrusted)
 		if r.Verdict > VerdictDeny || r.Tier > TierDenyRule {

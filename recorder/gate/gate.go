@@ -81,6 +81,7 @@ type Gate struct {
 	dir         string
 	home        string
 	temps       []string
+	realHome    string
 	// known maps directories resolved when the gate was made (the
 	// workspace root, as given and as it really is) to their real paths.
 	known     []knownDir
@@ -125,6 +126,7 @@ func New(opts Options) (*Gate, error) {
 			}
 		}
 	}
+	g.realHome = realDir(g.home)
 	g.dir = cleanAbs(opts.Dir)
 	switch ws := cleanAbs(opts.Workspace); {
 	case ws != "":

@@ -269,6 +269,7 @@ func (c *call) gitSub(sub string, rest []arg) {
 				return
 			}
 		}
+		c.gitApply(sub, rest)
 	case "bundle":
 		if len(rest) > 1 && rest[0].val == "create" {
 			c.writes(rest[1], "git bundle writes")

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"path"
 	"strings"
 )
 
@@ -113,6 +114,29 @@ func jsNetworkSub(tool, s string) bool {
 	return false
 }
 
+// nodeBin reports whether a program named name is installed in a
+// node_modules/.bin of the working directory or one above it, where npx
+// finds it without downloading anything.
+func (a *analysis) nodeBin(name string) bool {
+	if strings.ContainsAny(name, "/@") {
+		return false // a path or a package@version: not a local binary
+	}
+	dir := a.cwdReal()
+	if dir == "" {
+		dir = a.g.root
+	}
+	for i := 0; i < maxGitUp && strings.HasPrefix(dir, "/"); i++ {
+		if li := a.lookup(dir + "/node_modules/.bin/" + name); li.exists {
+			return true
+		}
+		if dir == "/" {
+			break
+		}
+		dir = path.Dir(dir)
+	}
+	return false
+}
+
 // localDevTool reports tools that npx usually finds installed in the
 // project; running them is checked as the tool itself.
 func localDevTool(name string) bool {
@@ -149,6 +173,16 @@ func (c *call) npx() {
 		return
 	}
 	tool := ops.operands[0]
+	installed := tool.static() && c.a.nodeBin(tool.val)
+	if !installed && (c.name == "npx" || c.name == "bunx" || c.name == "pnpx" || c.name == "npm") {
+		c.risky("network: " + c.name + " " + tool.val + " is not installed in the project's node_modules, so " + c.name + " downloads and runs a package of that name")
+		return
+	}
+	if installed && !localDevTool(tool.val) {
+		c.agentCode(c.name + " runs " + tool.val + " from the project's node_modules")
+		c.unknown(c.name + " runs " + tool.val + ", installed in the project's node_modules")
+		return
+	}
 	if tool.static() && localDevTool(tool.val) {
 		c.agentCode(c.name + " runs " + tool.val + " from the project's node_modules")
 		c.local(c.name + " runs the project's " + tool.val + ", which is checked on its own")

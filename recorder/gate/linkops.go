@@ -17,6 +17,7 @@ type linkMode struct {
 	symbolic bool // ln -s, cp -s: makes symbolic links to the sources
 	hard     bool // ln, cp -l: makes hard links to the sources
 	keeps    bool // cp -r/-a/-d/-P, mv: symbolic links are copied as links
+	tree     bool // cp -r, mv: directories are copied with all they hold
 }
 
 // fileLinks judges the names that cp, mv, ln and install create: each
@@ -53,10 +54,29 @@ func (c *call) fileLinks(ops scanResult) {
 		mode.symbolic = ops.has("-s", "--symbolic-link")
 		mode.hard = ops.has("-l", "--link")
 		mode.keeps = !ops.has("-L", "--dereference") && ops.has("-r", "-R", "--recursive", "-a", "--archive", "-d", "-P", "--no-dereference")
+		mode.tree = ops.has("-r", "-R", "--recursive", "-a", "--archive")
 	case "mv":
-		mode.keeps = true
+		mode.keeps, mode.tree = true, true
 	}
+	var expanded []arg
 	for _, src := range srcs {
+		if !src.glob || src.dyn {
+			expanded = append(expanded, src)
+			continue
+		}
+		matches, ok := c.a.expand(src)
+		if !ok {
+			c.grey(c.name + " " + src.val + " matches too many files to check")
+			continue
+		}
+		if len(matches) == 0 {
+			expanded = append(expanded, src)
+		}
+		for _, m := range matches {
+			expanded = append(expanded, arg{val: m})
+		}
+	}
+	for _, src := range expanded {
 		if mode.symbolic || mode.hard || mode.keeps {
 			if !src.static() || !dest.static() {
 				c.risky("indirection: " + c.name + " of " + src.val + " to " + dest.val + ": a name only known at run time, whose links cannot be checked")
@@ -73,8 +93,8 @@ func (c *call) fileLinks(ops scanResult) {
 			c.madeLink(newName, text, src.val)
 		case mode.hard:
 			c.hardLink(src)
-		case mode.keeps:
-			c.keptLinks(src, newName)
+		case mode.keeps || mode.tree:
+			c.copiedTree(src, newName, mode)
 		}
 		if c.e.unliftable && c.worstTier() >= TierRisky {
 			return
@@ -199,37 +219,64 @@ func (c *call) hardLink(src arg) {
 	}
 }
 
-// keptLinks judges copying or moving src to newName with its symbolic
-// links kept as links: a relative link means something else in its new
-// place, and each link in a copied tree is a new name for where it leads.
-func (c *call) keptLinks(src arg, newName string) {
+// copiedTree judges copying or moving src to newName: each name the copy
+// makes is a write (a tree copied into the workspace root may carry a
+// .git/hooks or a .claude); with links kept as links, a relative link
+// means something else in its new place, and each link in a copied tree is
+// a new name for where it leads.
+func (c *call) copiedTree(src arg, newName string, mode linkMode) {
 	pl := c.a.place(src, false)
 	if pl.real == "" || !pl.exists {
 		return
 	}
 	li := c.a.lookup(pl.real)
 	switch {
-	case li.link:
+	case li.link && mode.keeps:
 		c.madeLink(newName, li.target, src.val+" (a link to "+li.target+")")
-	case li.dir:
-		stopped, over := walkLinks(pl.real, func(rel, target string, err error) bool {
-			if err != nil {
-				c.risky("indirection: " + c.name + " copies " + src.val + "/" + rel + ", a link that cannot be read")
-				return false
-			}
-			c.madeLink(newName+"/"+rel, target, src.val+"/"+rel+" (a link to "+target+")")
-			return c.worstTier() < TierRisky
-		})
-		if over && !stopped {
-			c.grey(c.name + " copies or moves more than " + strconv.Itoa(maxWalk) + " files of " + src.val + ": the links among them are not checked")
+	case li.link && mode.tree:
+		if to := c.a.place(src, true); to.exists && c.a.lookup(to.real).dir {
+			c.copiedEntries(to.real, src.val, newName, mode)
 		}
+	case li.dir && mode.tree:
+		c.copiedEntries(pl.real, src.val, newName, mode)
 	}
 }
 
-// walkLinks calls fn for each symbolic link under dir (rel is its path
-// from dir), looking at no more than maxWalk entries. fn returns false to
+// copiedEntries judges the names a copy of the directory dir (shown as
+// shown) makes under newName.
+func (c *call) copiedEntries(dir, shown, newName string, mode linkMode) {
+	stopped, over := walkTree(dir, func(rel string, link bool, target string, err error) bool {
+		name := newName + "/" + rel
+		if to := c.a.placeAbs(name, false); to.kind == pathInside {
+			if g := guardedIn(to.rel, false); g != "" {
+				c.risky("destructive: " + c.name + " " + shown + " writes " + to.rel + ", " + guardedPart(g, to.rel))
+				return false
+			}
+			if controlFile(to.rel) {
+				c.risky("indirection: " + c.name + " " + shown + " writes " + to.rel + ", a file that makes tools run commands or that holds permissions")
+				return false
+			}
+		}
+		if !link || !mode.keeps {
+			return true
+		}
+		if err != nil {
+			c.risky("indirection: " + c.name + " copies " + shown + "/" + rel + ", a link that cannot be read")
+			return false
+		}
+		c.madeLink(name, target, shown+"/"+rel+" (a link to "+target+")")
+		return c.worstTier() < TierRisky
+	})
+	if over && !stopped {
+		c.grey(c.name + " copies or moves more than " + strconv.Itoa(maxWalk) + " files of " + shown + ": what they hold is not checked")
+	}
+}
+
+// walkTree calls fn for each entry under dir (rel is its path from dir;
+// for a symbolic link, link is set and target is its text), looking at no
+// more than maxWalk entries; links are not followed. fn returns false to
 // stop; stopped reports that it did, over that the walk reached the bound.
-func walkLinks(dir string, fn func(rel, target string, err error) bool) (stopped, over bool) {
+func walkTree(dir string, fn func(rel string, link bool, target string, err error) bool) (stopped, over bool) {
 	seen := 0
 	var walk func(prefix string) bool
 	walk = func(prefix string) bool {
@@ -243,17 +290,18 @@ func walkLinks(dir string, fn func(rel, target string, err error) bool) (stopped
 				return false
 			}
 			rel := prefix + e.Name()
-			switch {
-			case e.Type()&fs.ModeSymlink != 0:
-				t, err := os.Readlink(dir + "/" + rel)
-				if !fn(rel, t, err) {
-					stopped = true
-					return false
-				}
-			case e.IsDir():
-				if !walk(rel + "/") {
-					return false
-				}
+			link := e.Type()&fs.ModeSymlink != 0
+			var t string
+			var err error
+			if link {
+				t, err = os.Readlink(dir + "/" + rel)
+			}
+			if !fn(rel, link, t, err) {
+				stopped = true
+				return false
+			}
+			if e.IsDir() && !walk(rel+"/") {
+				return false
 			}
 		}
 		return true

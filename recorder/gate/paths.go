@@ -32,8 +32,12 @@ func netPath(s string) bool {
 	return strings.Contains(s, "/dev/tcp/") || strings.Contains(s, "/dev/udp/")
 }
 
-// tempFile reports paths in a directory where writing is harmless.
+// tempFile reports paths in a directory where writing is harmless; the
+// home folder is never one of them, even when it lies under /tmp.
 func (g *Gate) tempFile(p string) bool {
+	if h := g.realHome; h != "" && (p == h || strings.HasPrefix(p, h+"/")) {
+		return false
+	}
 	for _, t := range g.temps {
 		if len(p) > len(t) && p[len(t)] == '/' && strings.HasPrefix(p, t) {
 			return true
@@ -302,12 +306,47 @@ func controlFile(rel string) bool {
 			}
 		}
 	}
-	switch path.Base(rel) {
-	case ".envrc", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmrc", ".pre-commit-config.yaml",
-		".gitconfig", ".bashrc", ".profile", ".zshrc", ".bash_profile", "CLAUDE.md", "AGENTS.md", ".mcp.json":
+	for _, n := range controlNames() {
+		if path.Base(rel) == n {
+			return true
+		}
+	}
+	return strings.HasSuffix(rel, ".vscode/tasks.json")
+}
+
+// controlNames are the base names of control files, wherever they lie.
+func controlNames() []string {
+	return []string{".envrc", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmrc", ".pre-commit-config.yaml",
+		".gitconfig", ".bashrc", ".profile", ".zshrc", ".bash_profile", "CLAUDE.md", "AGENTS.md", ".mcp.json"}
+}
+
+// controlPattern reports a pattern (relative to the workspace root) that
+// may name a control file: a directory component that may be one of the
+// control directories, or a last component that may be a control name.
+func controlPattern(rel string) bool {
+	if unmatchable(rel) || strings.ContainsAny(rel, "()") {
 		return true
 	}
-	return false
+	parts := strings.Split(strings.ReplaceAll(rel, "[!", "[^"), "/")
+	dirs := []string{".cuff", ".claude", ".codex", ".husky", ".githooks", ".git", ".cargo", ".vscode"}
+	for i, p := range parts {
+		if !strings.ContainsAny(p, "*?[") {
+			if i < len(parts)-1 && controlFile(strings.Join(parts[:i+1], "/")+"/x") && p != ".git" && p != ".cargo" {
+				return true
+			}
+			continue
+		}
+		names := dirs
+		if i == len(parts)-1 {
+			names = append(controlNames(), dirs...)
+		}
+		for _, n := range names {
+			if ok, err := path.Match(p, n); ok || err != nil {
+				return true
+			}
+		}
+	}
+	return controlFile(strings.Join(parts, "/"))
 }
 
 // buildFile reports files that build and test runners read and run: a

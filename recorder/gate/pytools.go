@@ -96,6 +96,10 @@ func (c *call) pip() {
 	}
 	switch sub := ops.operands[0]; sub.val {
 	case "list", "show", "freeze", "check", "debug", "inspect", "hash", "help", "completion", "cache":
+		if why := packageQueryNetwork("pip", sub.val, c.args); why != "" {
+			c.risky("network: pip " + sub.val + " " + why)
+			return
+		}
 		c.local("pip " + sub.val + " inspects installed packages")
 	case "config":
 		if len(ops.operands) > 1 && (ops.operands[1].val == "list" || ops.operands[1].val == "get" || ops.operands[1].val == "debug") {
@@ -136,7 +140,8 @@ func (c *call) pyTool() {
 		c.unknown(c.name + " run runs a command in the project's environment, which is checked on its own")
 		c.wrap(inner.operands, c.inner())
 	case c.name == "uv" && sub == "pip":
-		if len(rest) > 0 && (rest[0].val == "list" || rest[0].val == "show" || rest[0].val == "freeze" || rest[0].val == "check" || rest[0].val == "tree") {
+		if len(rest) > 0 && (rest[0].val == "list" || rest[0].val == "show" || rest[0].val == "freeze" || rest[0].val == "check" || rest[0].val == "tree") &&
+			packageQueryNetwork("pip", rest[0].val, rest) == "" {
 			c.local("uv pip " + rest[0].val + " inspects installed packages")
 			return
 		}

@@ -483,6 +483,12 @@ func (a *analysis) assign(e *Command, src string, as *syntax.Assign) {
 	switch kind {
 	case envRisky:
 		e.addExtra(TierRisky, reason)
+	case envFile:
+		if !static {
+			e.addExtra(TierRisky, "destructive: "+reason+", and its value is only known at run time")
+			break
+		}
+		a.writeTarget(e, fileVarTarget(val), name+"= makes programs write to", true)
 	case envCommand:
 		switch {
 		case !static:
@@ -586,6 +592,9 @@ func (a *analysis) judgeWrite(x arg, what string) (Tier, string) {
 		if x.glob {
 			if g := guardedIn(rel, true); g != "" {
 				return TierRisky, "destructive: " + what + " " + shown + ", which may be " + guardedPart(g, rel)
+			}
+			if controlPattern(rel) {
+				return TierRisky, "indirection: " + what + " " + shown + ", which may be a file that makes tools run commands or that holds permissions"
 			}
 		} else {
 			if controlFile(rel) {

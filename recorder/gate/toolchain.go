@@ -96,10 +96,56 @@ func (c *call) packages(sub string, ops scanResult) {
 		"leaves", "contents", "spec", "env", "config", "--prefix", "--cellar", "--repository",
 		"check", "platform", "-v", "--version", "version", "help",
 		"--help", "list-installed":
+		if why := packageQueryNetwork(c.name, sub, c.args); why != "" {
+			c.risky("network: " + c.name + " " + sub + " " + why)
+			return
+		}
 		c.local(c.name + " " + sub + " inspects installed software")
 		return
 	}
 	c.risky("network: " + c.name + " " + sub + " downloads or installs software")
+}
+
+// packageQueryNetwork says why a package manager's query verb reaches
+// the network: it asks the registry about packages (remote lists,
+// versions available) or refreshes its package lists first. "" when it
+// only reads what is installed.
+func packageQueryNetwork(tool, sub string, args []arg) string {
+	switch tool {
+	case "dnf", "yum", "zypper":
+		if !hasArg(args, "-C") && !hasArg(args, "--cacheonly") {
+			return "refreshes the package lists from the repositories first"
+		}
+	case "brew":
+		if sub == "info" || sub == "deps" || sub == "spec" {
+			return "fetches the formula's description from the registry"
+		}
+	case "snap":
+		if sub == "info" {
+			return "asks the store"
+		}
+	}
+	remote := map[string][]string{
+		"gem":      {"-r", "--remote", "-b", "--both"},
+		"composer": {"-a", "--available", "--all", "-l", "--latest", "-o", "--outdated"},
+		"pip":      {"-o", "--outdated", "-u", "--uptodate"},
+		"pip3":     {"-o", "--outdated", "-u", "--uptodate"},
+		"asdf":     {"all"},
+		"mise":     {"--all", "ls-remote"},
+		"nvm":      {"ls-remote"},
+		"fnm":      {"list-remote", "ls-remote"},
+	}[tool]
+	for _, x := range args {
+		for _, r := range remote {
+			if x.val == r {
+				return "with " + x.val + " asks the registry about packages"
+			}
+		}
+	}
+	if tool == "sdk" && (sub == "list" || sub == "ls") {
+		return "asks the registry about candidates"
+	}
+	return ""
 }
 
 // build classifies a build system or test runner: running the project's

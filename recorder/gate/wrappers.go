@@ -137,6 +137,10 @@ func (c *call) assignArg(x arg) {
 	switch kind, reason := c.a.classifyEnv(name, val, !x.dyn); {
 	case kind == envRisky:
 		c.risky(reason)
+	case kind == envFile && x.dyn:
+		c.risky("destructive: " + reason + ", and its value is only known at run time")
+	case kind == envFile:
+		c.writes(fileVarTarget(val), name+"= makes programs write to")
 	case kind == envCommand && x.dyn:
 		c.risky("indirection: " + reason + ", and its value is only known at run time")
 	case kind == envCommand && strings.TrimSpace(val) != "":
