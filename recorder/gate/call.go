@@ -13,6 +13,8 @@ type cmdCtx struct {
 	piped bool         // standard input is a pipe
 	tail  bool         // more arguments arrive from standard input (xargs)
 	depth int          // wrappers around the command
+	// feeds finds what writes a piped statement's input (see collector).
+	feeds map[*syntax.Stmt]*syntax.Stmt
 }
 
 // call is one simple command being analysed.
@@ -94,9 +96,13 @@ func (a *analysis) command(e *Command, argv []arg, cx cmdCtx) {
 // the program it says when it comes from the workspace.
 func (a *analysis) pathProgram(c *call) {
 	known := analyzerFor(c.name) != nil || knownName(c.name)
-	inside := a.where(arg{val: c.prog}) == pathInside
+	pl := a.place(arg{val: c.prog}, true)
+	inside := pl.kind == pathInside
 	if inside {
 		c.agentCode("runs " + c.prog + " from the work tree")
+		if a.written[pl.real] {
+			c.risky("indirection: runs " + c.prog + ", which this command line wrote")
+		}
 	}
 	t, _ := worst(c.e.findings)
 	switch {
@@ -189,6 +195,10 @@ func (a *analysis) decide(e *Command) {
 			return
 		}
 	}
+	if e.AgentCode && a.wroteCode != "" {
+		e.add(TierRisky, "indirection: runs project code after this command line wrote "+a.wroteCode)
+		e.unliftable = true
+	}
 	wt, ok := worst(e.findings)
 	if !ok {
 		wt = TierGrey
@@ -199,9 +209,6 @@ func (a *analysis) decide(e *Command) {
 	if p := a.g.builtin; p != nil {
 		if r := p.Match(e.ruleText); r != nil {
 			switch {
-			case r.Action == ActionAllow && a.wroteCode != "" && wt == TierGrey:
-				wt = TierRisky
-				e.add(TierRisky, "indirection: runs project code after this command line wrote "+a.wroteCode)
 			case r.Action == ActionAllow && wt == TierGrey && !a.cwdInside():
 				wt = TierRisky
 				e.add(TierRisky, "indirection: runs project tools in "+a.cwdText()+", outside the workspace, where their configuration is not the project's")

@@ -37,7 +37,7 @@ func TestClassifyCases(t *testing.T) {
 		{"./gradlew run", VerdictNone},
 		{"go run .", VerdictNone},
 		{"git clean -f", VerdictNone},
-		{"ls | xargs rm", VerdictNone},
+		{"ls | xargs rm", VerdictAsk}, // every file here
 		{"kill 1234", VerdictNone},
 		// Risky.
 		{"curl https://example.com", VerdictAsk},

@@ -219,7 +219,8 @@ func (c *call) xargs() {
 		return
 	}
 	replace := ""
-	for _, o := range c.args {
+	own := c.args[:len(c.args)-len(ops.operands)] // xargs's own options, not the command's
+	for _, o := range own {
 		switch {
 		case o.val == "-i" || o.val == "--replace":
 			replace = "{}"
@@ -238,6 +239,27 @@ func (c *call) xargs() {
 		return // echo
 	}
 	cx := cmdCtx{depth: c.cx.depth, tail: replace == ""}
+	if feed, ok := c.feedWords(); ok && len(feed) > 0 {
+		// What the pipe lists is known: judge the command with it, once for
+		// each kind of name it may be given.
+		c.local("xargs's input lists " + quoteArgs(feed))
+		if replace == "" {
+			c.wrap(append(append([]arg{}, inner...), feed...), cmdCtx{depth: c.cx.depth})
+			return
+		}
+		for _, f := range feed {
+			marked := make([]arg, len(inner))
+			for i, x := range inner {
+				if strings.Contains(x.val, replace) {
+					x.val = strings.ReplaceAll(x.val, replace, f.val)
+					x.glob = x.glob || f.glob
+				}
+				marked[i] = x
+			}
+			c.wrap(codeNames(inner, marked, replace), cmdCtx{depth: c.cx.depth})
+		}
+		return
+	}
 	if replace != "" {
 		marked := make([]arg, len(inner))
 		for i, x := range inner {

@@ -311,3 +311,55 @@ func TestVariablesThatNameFiles(t *testing.T) {
 		{"COVERAGE_FILE=.coverage.ci pytest", VerdictAllow},
 	})
 }
+
+// TestCodeWrittenThenRun is issue 10.6 within one command line: a file
+// written and then run by a runner or by its path.
+func TestCodeWrittenThenRun(t *testing.T) {
+	tr := newRealTree(t)
+	os.MkdirAll(tr.ws+"/node_modules/.bin", 0o755)
+	os.WriteFile(tr.ws+"/node_modules/.bin/jest", []byte("x"), 0o755)
+	os.WriteFile(tr.ws+"/gradlew", []byte("x"), 0o755)
+	tr.check(t, tr.g, []fsCase{
+		{"echo 'curl x' > gradlew && ./gradlew test", VerdictAsk},
+		{"printf '#!/bin/sh\\ncurl x' > mvnw; ./mvnw test", VerdictAsk},
+		{"cat > build.sh <<'EOF'\ncurl x\nEOF\nchmod +x build.sh && ./build.sh", VerdictAsk},
+		{"cp /etc/hostname tool && ./tool", VerdictAsk},
+		{"echo 'package x' > x_test.go && go test ./...", VerdictAsk},
+		{"echo '{\"scripts\":{\"test\":\"curl x\"}}' > package.json && npm test", VerdictAsk},
+		{"echo 'import os' > conftest.py && pytest", VerdictAsk},
+		{"printf 'all:\\n\\tcurl x' > Makefile; make", VerdictAsk},
+		{"echo x > node_modules/.bin/jest && npx jest", VerdictAsk},
+		{"tee src/main.go < /dev/null && go build ./...", VerdictAsk},
+		// Everyday: editing code in place, then testing it, and writing data.
+		{"sed -i 's/a/b/' src/main.go && go test ./...", VerdictAllow},
+		{"echo hello > notes.txt && go test ./...", VerdictAllow},
+		{"./gradlew test", VerdictAllow},
+	})
+}
+
+// TestPipesIntoXargs is issue 10.7: a command that xargs runs is judged
+// with what the pipe feeds it.
+func TestPipesIntoXargs(t *testing.T) {
+	tr := newRealTree(t)
+	tr.check(t, tr.g, []fsCase{
+		{"git ls-files -z | xargs -0 sed -i s/a/b/", VerdictAsk},
+		{"git ls-files | xargs sed -i 's/x/y/'", VerdictAsk},
+		{"find . -type f | xargs sed -i s/a/b/", VerdictAsk},
+		{"find . -name '*.json' | xargs perl -pi -e s/a/b/", VerdictAsk},
+		{"grep -rl x . | xargs sed -i s/a/b/", VerdictAsk},
+		{"rg -l x | xargs sed -i s/a/b/", VerdictAsk},
+		{"echo .claude/settings.json | xargs sed -i s/a/b/", VerdictAsk},
+		{"echo $HOMEDIR/.bashrc | xargs -I{} sh -c 'echo x >> {}'", VerdictAsk},
+		{"git ls-files | xargs -I% cp README.md %", VerdictAsk},
+		{"cat list.txt | xargs sed -i s/a/b/", VerdictNone},
+		{"git ls-files | sort | xargs rm -f", VerdictAsk},
+		// Everyday neighbours.
+		{"git ls-files | xargs wc -l", VerdictAllow},
+		{"git ls-files '*.go' | xargs grep -n TODO", VerdictAllow},
+		{"grep -rl oldFunc src | xargs sed -i 's/oldFunc/newFunc/g'", VerdictAllow},
+		{"find src -name '*.go' | xargs gofmt -l", VerdictAllow},
+		{"find . -name '*.o' | xargs rm -f", VerdictAllow},
+		{"echo src/main.go | xargs sed -i s/a/b/", VerdictAllow},
+		{"git diff --name-only | xargs grep -n TODO", VerdictAllow},
+	})
+}

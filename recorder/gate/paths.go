@@ -323,6 +323,8 @@ func controlNames() []string {
 // controlPattern reports a pattern (relative to the workspace root) that
 // may name a control file: a directory component that may be one of the
 // control directories, or a last component that may be a control name.
+// Below the top, a pattern matches a leading dot only with a dot of its
+// own, as in the shell; at the top, bash's dotglob is assumed.
 func controlPattern(rel string) bool {
 	if unmatchable(rel) || strings.ContainsAny(rel, "()") {
 		return true
@@ -334,6 +336,9 @@ func controlPattern(rel string) bool {
 			if i < len(parts)-1 && controlFile(strings.Join(parts[:i+1], "/")+"/x") && p != ".git" && p != ".cargo" {
 				return true
 			}
+			continue
+		}
+		if i > 0 && !strings.HasPrefix(p, ".") {
 			continue
 		}
 		names := dirs
@@ -369,8 +374,13 @@ func buildFile(rel string, whole bool) bool {
 			return true
 		}
 	}
-	if path.Ext(base) == ".mk" || path.Ext(base) == ".csproj" {
+	if path.Ext(base) == ".mk" || path.Ext(base) == ".csproj" || base == "gradlew" || base == "mvnw" {
 		return true
+	}
+	for _, d := range [...]string{"node_modules/", ".venv/", "venv/", "site-packages/", ".gradle/", ".mvn/"} {
+		if strings.HasPrefix(rel, d) || strings.Contains(rel, "/"+d) {
+			return whole // installed code the runners load
+		}
 	}
 	if !whole {
 		return false

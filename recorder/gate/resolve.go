@@ -179,8 +179,7 @@ func (a *analysis) linkTarget(p string) (string, error) {
 const maxGlobEntries = 4096
 
 // expand lists the files a pattern word matches now, as the shell would
-// expand it (a leading dot matched too, as with dotglob), by their
-// absolute paths. ok is false when there are too many entries to look at.
+// expand it, by their absolute paths. ok is false when there are too many entries to look at.
 // A pattern that matches nothing stays as it is in the shell, and is
 // judged as written by the callers.
 func (a *analysis) expand(x arg) (matches []string, ok bool) {
@@ -210,6 +209,9 @@ func (a *analysis) expand(x arg) (matches []string, ok bool) {
 				}
 				pat := strings.ReplaceAll(part, "[!", "[^")
 				for _, e := range entries {
+					if strings.HasPrefix(e.Name(), ".") && !strings.HasPrefix(part, ".") {
+						continue // as the shell: * does not match a leading dot
+					}
 					if m, err := path.Match(pat, e.Name()); m || err != nil {
 						if i < len(parts)-1 && !e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
 							continue

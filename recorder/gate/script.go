@@ -86,6 +86,8 @@ type site struct {
 	reason string
 	piped  bool // standard input comes from a pipe
 	loop   bool // inside a loop or a function body
+	// feeds finds the statement that writes a piped statement's input.
+	feeds map[*syntax.Stmt]*syntax.Stmt
 }
 
 // newEntry starts the explanation of one simple command.
@@ -251,6 +253,9 @@ type collector struct {
 	sites    []site
 	stack    []syntax.Node
 	piped    map[*syntax.Stmt]bool
+	// feeds maps the first statement on the right of a pipe to the last
+	// one on its left: what writes the pipe it reads.
+	feeds map[*syntax.Stmt]*syntax.Stmt
 	loops    int
 	siteBuf  [4]site
 	stackBuf [24]syntax.Node
@@ -268,7 +273,7 @@ func (c *collector) collect(src string, f *syntax.File) []site {
 func (c *collector) reset() {
 	clear(c.siteBuf[:])
 	clear(c.stackBuf[:])
-	c.sites, c.stack, c.piped, c.loops, c.src = nil, nil, nil, 0, ""
+	c.sites, c.stack, c.piped, c.feeds, c.loops, c.src = nil, nil, nil, nil, 0, ""
 }
 
 // visit is the syntax.Walk callback: it keeps the stack of open nodes and
@@ -301,9 +306,13 @@ func (c *collector) visit(n syntax.Node) bool {
 	case *syntax.BinaryCmd:
 		if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
 			c.markPiped(n.Y)
+			if c.feeds == nil {
+				c.feeds = map[*syntax.Stmt]*syntax.Stmt{}
+			}
+			c.feeds[pipeEnd(n.Y, false)] = pipeEnd(n.X, true)
 		}
 	case *syntax.Stmt:
-		s := site{stmt: n, loop: c.loops > 0, piped: c.piped[n]}
+		s := site{stmt: n, loop: c.loops > 0, piped: c.piped[n], feeds: c.feeds}
 		switch cmd := n.Cmd.(type) {
 		case *syntax.CallExpr:
 			s.kind, s.call = siteCall, cmd
@@ -330,6 +339,22 @@ func (c *collector) visit(n syntax.Node) bool {
 
 func (c *collector) note(n syntax.Node, reason string) {
 	c.sites = append(c.sites, site{kind: siteNote, node: n, reason: reason})
+}
+
+// pipeEnd is the statement at one end of a pipeline: the last one (the
+// one that writes the pipe) or the first one (the one that reads it).
+func pipeEnd(st *syntax.Stmt, last bool) *syntax.Stmt {
+	for {
+		b, ok := st.Cmd.(*syntax.BinaryCmd)
+		if !ok || b.Op != syntax.Pipe && b.Op != syntax.PipeAll {
+			return st
+		}
+		if last {
+			st = b.Y
+		} else {
+			st = b.X
+		}
+	}
 }
 
 // markPiped marks every statement on the right-hand side of a pipe: any of
@@ -437,7 +462,7 @@ func (a *analysis) callSite(src string, s site) {
 		return
 	}
 	argv := words(src, s.call.Args)
-	a.command(e, argv, cmdCtx{stmt: s.stmt, src: src, piped: s.piped})
+	a.command(e, argv, cmdCtx{stmt: s.stmt, src: src, piped: s.piped, feeds: s.feeds})
 }
 
 func (a *analysis) declSite(src string, s site) {
