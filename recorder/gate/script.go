@@ -249,13 +249,13 @@ func splitPieces(src string) []string {
 // collector gathers the sites of a syntax tree; its buffers cover typical
 // command lines without allocation.
 type collector struct {
-	src      string
-	sites    []site
-	stack    []syntax.Node
-	piped    map[*syntax.Stmt]bool
+	src   string
+	sites []site
+	stack []syntax.Node
+	piped map[*syntax.Stmt]bool
 	// feeds maps the first statement on the right of a pipe to the last
 	// one on its left: what writes the pipe it reads.
-	feeds map[*syntax.Stmt]*syntax.Stmt
+	feeds    map[*syntax.Stmt]*syntax.Stmt
 	loops    int
 	siteBuf  [4]site
 	stackBuf [24]syntax.Node
