@@ -41,17 +41,7 @@ func TestExitCodeOf(t *testing.T) {
 	}
 }
 
-func TestSecretPathsAndUntrustedTools(t *testing.T) {
-	for _, p := range []string{"/p/.env", ".env.local", "/home/u/.ssh/id_ed25519", "certs/server.pem", "aws_credentials", ".netrc"} {
-		if !secretPath(p) {
-			t.Errorf("%s is a secret", p)
-		}
-	}
-	for _, p := range []string{"/p/main.go", "id_ed25519.pub", "README.md", ""} {
-		if secretPath(p) {
-			t.Errorf("%s is not a secret", p)
-		}
-	}
+func TestUntrustedTools(t *testing.T) {
 	if !untrustedTool("WebFetch") || !untrustedTool("mcp__browser__fetch_page") || untrustedTool("Read") {
 		t.Error("untrusted tools")
 	}

@@ -457,24 +457,6 @@ func (c *call) rawInput() json.RawMessage {
 	return c.in.ToolInput
 }
 
-// secretPath reports whether reading path puts secrets in the agent's context.
-func secretPath(path string) bool {
-	base := path
-	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
-		base = path[i+1:]
-	}
-	lower := strings.ToLower(base)
-	switch {
-	case lower == ".env" || strings.HasPrefix(lower, ".env."),
-		strings.HasPrefix(lower, "id_") && !strings.HasSuffix(lower, ".pub"),
-		strings.HasSuffix(lower, ".pem"), strings.HasSuffix(lower, ".key"), strings.HasSuffix(lower, ".p12"),
-		strings.Contains(lower, "credential"), strings.Contains(lower, "secret"),
-		lower == ".netrc", lower == ".npmrc", lower == ".pgpass", lower == ".pypirc":
-		return true
-	}
-	return false
-}
-
 // untrustedTool reports whether a tool brings outside text into the context.
 func untrustedTool(tool string) bool {
 	switch tool {

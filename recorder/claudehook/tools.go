@@ -104,7 +104,7 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 					Path     string `json:"path"`
 				}
 				_ = json.Unmarshal(c.rawInput(), &p)
-				if (secretPath(p.FilePath) || secretPath(p.Path)) && c.h.opts.Broker != nil {
+				if (c.secretFile(p.FilePath) || c.secretFile(p.Path)) && c.h.opts.Broker != nil {
 					_ = c.h.opts.Broker.AddTaint(c.key, "secret")
 				}
 			}
@@ -116,7 +116,7 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 		return nil, nil // not a command cuff can read: no decision, Claude Code's own flow applies
 	}
 	g := c.decideBash(ctx, bash.Command)
-	if secretCommand(bash.Command) && c.h.opts.Broker != nil {
+	if g.result.Secret && c.h.opts.Broker != nil {
 		_ = c.h.opts.Broker.AddTaint(c.key, "secret")
 	}
 	var req *approval.Request
@@ -360,14 +360,10 @@ func firstLine(s string) string {
 	return first
 }
 
-// secretCommand reports whether a shell command reads a secret file.
-func secretCommand(command string) bool {
-	for _, word := range strings.Fields(command) {
-		if secretPath(strings.Trim(word, `"'`)) {
-			return true
-		}
-	}
-	return false
+// secretFile reports whether reading path puts credentials in the
+// agent's context, as the gate judges it (links followed).
+func (c *call) secretFile(path string) bool {
+	return path != "" && c.h.opts.Gate != nil && c.h.opts.Gate.SecretFile(path) != ""
 }
 
 // capOutput keeps the head and tail of a run's outputs within MaxOutput.

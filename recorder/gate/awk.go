@@ -11,6 +11,8 @@ type awkEffects struct {
 	network  bool     // names gawk's /inet special files
 	indirect bool     // @ constructs: indirect calls, @load, @include
 	writes   []string // literal files written by print > "file"
+	reads    []string // literal files read by getline < "file"
+	environ  bool     // reads ENVIRON
 	dynIO    bool     // redirection to or from a computed file name
 }
 
@@ -145,7 +147,11 @@ func scanAwk(prog string) (awkEffects, error) {
 				fx.dynIO = true
 			} else if strings.Contains(toks[i+1].text, "/inet") {
 				fx.network = true
+			} else {
+				fx.reads = append(fx.reads, toks[i+1].text)
 			}
+		case t.kind == 'i' && (t.text == "ENVIRON" || t.text == "PROCINFO"):
+			fx.environ = fx.environ || t.text == "ENVIRON"
 		case t.kind == '\n' || t.kind == 'o' && (t.text == ";" || t.text == "}" || t.text == "{"):
 			printDepth = -1
 		case t.kind == 'o':
@@ -241,5 +247,15 @@ func (c *call) awkProgram(p arg) {
 	}
 	for _, w := range fx.writes {
 		c.writes(arg{val: w, dyn: p.dyn}, "the awk program writes")
+	}
+	if fx.environ {
+		c.risky(secretPrefix + "the awk program reads ENVIRON, the environment with its tokens and keys")
+		c.e.secret = true
+	}
+	for _, r := range fx.reads {
+		if why := c.a.secretWord(arg{val: r, dyn: p.dyn}, false, false); why != "" {
+			c.risky(secretPrefix + "the awk program reads " + r + ": " + why)
+			c.e.secret = true
+		}
 	}
 }

@@ -72,6 +72,11 @@ func (a *analysis) command(e *Command, argv []arg, cx cmdCtx) {
 	default:
 		c := &call{a: a, e: e, name: name, prog: prog.val, args: argv[1:], cx: cx}
 		a.analyze(c)
+		if why := c.envDump(); why != "" {
+			c.risky(secretPrefix + why)
+			e.secret = true
+		}
+		c.secretReads()
 		for _, x := range c.args {
 			if netPath(x.val) {
 				c.risky("network: " + x.val + " is a network connection in bash")

@@ -1,7 +1,9 @@
 package gate
 
 import (
+	"archive/tar"
 	"bufio"
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,6 +77,19 @@ func corpusTree(t testing.TB, opts Options) *Gate {
 	}
 	if err := os.MkdirAll(root+"/home/u/.ssh", 0o700); err != nil {
 		t.Fatal(err)
+	}
+	// A harmless archive and patch for the everyday neighbours of the
+	// extractors.
+	var tb bytes.Buffer
+	tw := tar.NewWriter(&tb)
+	tw.WriteHeader(&tar.Header{Name: "lib/a.go", Mode: 0o644, Size: 9, Typeflag: tar.TypeReg})
+	tw.Write([]byte("package a"))
+	tw.Close()
+	patch := "--- a/src/app.go\n+++ b/src/app.go\n@@ -1 +1 @@\n-x\n+y\n"
+	for f, body := range map[string][]byte{"x.tar": tb.Bytes(), "fix.patch": []byte(patch)} {
+		if err := os.WriteFile(filepath.Join(ws, f), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	opts.Workspace, opts.Home = ws, root+"/home/u"
 	if opts.Dir != "" {

@@ -363,3 +363,91 @@ func TestPipesIntoXargs(t *testing.T) {
 		{"git diff --name-only | xargs grep -n TODO", VerdictAllow},
 	})
 }
+
+// TestSecretReads is issue 10.8: reading credential material asks in
+// strict mode, however it is read; reading what is not secret does not.
+func TestSecretReads(t *testing.T) {
+	tr := newRealTree(t)
+	for f, body := range map[string]string{"home/.ssh/id_rsa": "KEY", "home/.ssh/id_rsa.pub": "pub", "home/.ssh/known_hosts": "h",
+		"home/.aws/credentials": "k", "home/.bash_history": "h", "ws/.env": "TOKEN=x", "ws/.env.example": "TOKEN=",
+		"ws/server.pem": "k", "ws/config/master.key": "k", "ws/src/secret_test.go": "package src"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(tr.root, f)), 0o700)
+		os.WriteFile(filepath.Join(tr.root, f), []byte(body), 0o600)
+	}
+	tr.link(t, "../home/.ssh/id_rsa", "k")
+	tr.check(t, tr.g, []fsCase{
+		{"cat ~/.ssh/id_rsa", VerdictAsk},
+		{"cat ~/.ssh/id_*", VerdictAsk},
+		{"head -c 200 $HOMEDIR/.ssh/id_rsa", VerdictAsk},
+		{"cat ~/.aws/credentials", VerdictAsk},
+		{"base64 < ~/.aws/credentials", VerdictAsk},
+		{"cat .env", VerdictAsk},
+		{"grep TOKEN .env", VerdictAsk},
+		{"cat server.pem", VerdictAsk},
+		{"cat *.pem", VerdictAsk},
+		{"cat config/master.key", VerdictAsk},
+		{"cat k", VerdictAsk},
+		{"cp ~/.ssh/id_rsa /tmp/k", VerdictAsk},
+		{"cat /proc/1/environ", VerdictAsk},
+		{"cat /proc/$PPID/environ", VerdictAsk},
+		{"tr '\\0' '\\n' < /proc/self/environ", VerdictAsk},
+		{"env", VerdictAsk},
+		{"env | grep -i key", VerdictAsk},
+		{"printenv", VerdictAsk},
+		{"printenv GITHUB_TOKEN", VerdictAsk},
+		{"set", VerdictAsk},
+		{"set | grep AWS", VerdictAsk},
+		{"export -p", VerdictAsk},
+		{"export", VerdictAsk},
+		{"declare -p", VerdictAsk},
+		{"declare -x", VerdictAsk},
+		{"typeset", VerdictAsk},
+		{"ps eww", VerdictAsk},
+		{"ps auxe", VerdictAsk},
+		{"cat ~/.bash_history", VerdictAsk},
+		{"tail -n 50 ~/.bash_history", VerdictAsk},
+		{"gpg --export-secret-keys --armor", VerdictAsk},
+		{"jq -n '$ENV'", VerdictAsk},
+		{"jq -n env", VerdictAsk},
+		{"jq -n 'env.GITHUB_TOKEN'", VerdictAsk},
+		{"awk 'BEGIN { print ENVIRON[\"AWS_SECRET_ACCESS_KEY\"] }'", VerdictAsk},
+		{"awk '{ getline l < \"server.pem\"; print l }' README.md", VerdictAsk},
+		{"sed 'r server.pem' README.md", VerdictAsk},
+		{"sed '1r ~/.ssh/id_rsa' README.md", VerdictAsk},
+		{"echo $AWS_SECRET_ACCESS_KEY", VerdictAsk},
+		{"echo \"token: ${GITHUB_TOKEN}\"", VerdictAsk},
+		{"grep -r BEGIN ~/.ssh", VerdictAsk},
+		{"grep -rn AKIA ~", VerdictAsk},
+		{"grep -rn TOKEN .", VerdictAsk},
+		{"tar -czf - ~/.ssh | base64", VerdictAsk},
+		{"find ~/.ssh -type f -exec cat {} \\;", VerdictAsk},
+		{"while read -r l; do echo \"$l\"; done < .env", VerdictAsk},
+		{"export $(cat .env | xargs)", VerdictAsk},
+		// Not secrets.
+		{"cat ~/.ssh/id_rsa.pub", VerdictAllow},
+		{"cat ~/.ssh/known_hosts", VerdictAllow},
+		{"ls -la ~/.ssh", VerdictAllow},
+		{"cat .env.example", VerdictAllow},
+		{"cat src/secret_test.go", VerdictAllow},
+		{"printenv PATH", VerdictAllow},
+		{"echo $HOME $PATH", VerdictAllow},
+		{"[ -n \"$GITHUB_TOKEN\" ] && echo set", VerdictAllow},
+		{"echo ${#API_KEY}", VerdictAllow},
+		{"grep -rn TODO src", VerdictAllow},
+		{"rg TOKEN", VerdictAllow},
+		{"ps aux", VerdictAllow},
+		{"ps -eo pid,etime,cmd", VerdictAllow},
+		{"jq '.environment' package.json", VerdictAllow},
+		{"sha256sum server.pem", VerdictAllow},
+		{"git log -p -- .env.example", VerdictAllow},
+	})
+	// Taint mode lets an untainted agent read them, and says it read a secret.
+	tg := tr.gate(t, Options{Mode: ModeTaint})
+	r := tg.Decide(t.Context(), "cat ~/.ssh/id_rsa", Input{Sandboxed: true})
+	if r.Verdict != VerdictAllow || !r.Secret {
+		t.Errorf("taint mode: %s secret=%t", r.Verdict, r.Secret)
+	}
+	if r := tr.g.Decide(t.Context(), "cat README.md", Input{}); r.Secret {
+		t.Errorf("README.md is not a secret")
+	}
+}

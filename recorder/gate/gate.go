@@ -320,6 +320,7 @@ func (r *Result) summarise() {
 	r.Verdict, r.Tier, r.Rule = c.Verdict, c.Tier, c.Rule
 	for _, x := range r.Commands {
 		r.AgentCode = r.AgentCode || x.AgentCode
+		r.Secret = r.Secret || x.Secret
 	}
 	r.Reasons = make([]string, 0, len(c.Reasons)+1)
 	if len(r.Commands) > 1 {
@@ -344,6 +345,7 @@ func (g *Gate) classify(command string) []Command {
 	for i, e := range a.entries {
 		out[i] = *e
 		out[i].findings, out[i].extra, out[i].findBuf = nil, nil, [3]finding{}
+		out[i].Secret = out[i].Secret || e.secret
 	}
 	return out
 }

@@ -18,6 +18,8 @@ type Result struct {
 	// AgentCode is set when some part runs code the agent may have written
 	// (see Command.AgentCode).
 	AgentCode bool `json:"agent_code"`
+	// Secret is set when some part reads credential material.
+	Secret bool `json:"secret"`
 	// Sandboxed says the verdict assumed the command runs in cuff's sandbox
 	// (Input.Sandboxed).
 	Sandboxed bool `json:"sandboxed"`
@@ -41,11 +43,17 @@ type Command struct {
 	// git commands that run the repository's hooks. Outside cuff's sandbox
 	// such a command is never allowed by the built-in rules (Input).
 	AgentCode bool `json:"agent_code,omitempty"`
+	// Secret says the command reads credential material (a key, a .env
+	// file, the environment); in strict mode it asks, and the agent's
+	// session is to be marked as having read secrets.
+	Secret bool `json:"secret,omitempty"`
 
 	// agentWhy says what agent code the command runs.
 	agentWhy string
 	// projectRule: a project rule decided the command.
 	projectRule bool
+	// secret: the command reads credential material (see Secret).
+	secret bool
 	findings    []finding
 	// findBuf backs findings, so that most commands need no allocation
 	// for them.

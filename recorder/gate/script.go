@@ -329,12 +329,35 @@ func (c *collector) visit(n syntax.Node) bool {
 		if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && n.Exp.Word != nil && strings.Contains(n.Exp.Word.Lit(), "P") {
 			c.note(n, "indirection: ${var@P} expands a prompt string, which runs command substitutions")
 		}
+		if r := secretExpansion(n); r != "" && !c.inTest() {
+			c.note(n, r)
+		}
 	case *syntax.TestClause, *syntax.ArithmCmd, *syntax.ArithmExp:
 		if r := hiddenCode(c.src, n); r != "" {
 			c.note(n, r)
 		}
 	}
 	return true
+}
+
+// inTest reports whether the node being visited is inside a test ([[ ]],
+// test or [), which uses a value without printing it.
+func (c *collector) inTest() bool {
+	for i := len(c.stack) - 1; i >= 0; i-- {
+		switch n := c.stack[i].(type) {
+		case *syntax.TestClause:
+			return true
+		case *syntax.CallExpr:
+			if len(n.Args) > 0 {
+				switch n.Args[0].Lit() {
+				case "test", "[":
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
 }
 
 func (c *collector) note(n syntax.Node, reason string) {
@@ -423,6 +446,7 @@ func (a *analysis) site(src string, s site) {
 	case siteNote:
 		e := a.newEntry(wordText(src, s.node))
 		e.add(TierRisky, s.reason)
+		e.secret = strings.HasPrefix(s.reason, secretPrefix)
 		a.finishEntry(e)
 	case siteBackquote:
 		a.nestedScript(backquoteText(wordText(src, s.node)))
@@ -486,8 +510,23 @@ func (a *analysis) declSite(src string, s site) {
 			}
 		}
 	}
+	if dump := declDump(d.Variant.Value, e.Argv[1:]); dump != "" {
+		e.add(TierRisky, secretPrefix+dump)
+		e.secret = true
+	}
 	a.redirects(e, src, s.stmt)
 	a.finishEntry(e)
+}
+
+// declDump says why a declaration builtin without names prints every
+// variable (export -p, declare -x, typeset), or "".
+func declDump(variant string, args []string) string {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") {
+			return ""
+		}
+	}
+	return variant + " " + strings.Join(args, " ") + " prints every variable, secrets among them"
 }
 
 // assign classifies setting a variable, for one command or for the shell.
@@ -571,8 +610,12 @@ func (a *analysis) redirects(e *Command, src string, st *syntax.Stmt) {
 			}
 			a.writeTarget(e, w, "output goes to", true)
 		case syntax.RdrIn:
-			if w := resolveWord(src, r.Word); a.where(w) == pathNetwork {
+			w := resolveWord(src, r.Word)
+			if a.where(w) == pathNetwork {
 				e.addExtra(TierRisky, "network: input comes from "+w.val)
+			} else if why := a.secretWord(w, false, false); why != "" {
+				e.addExtra(TierRisky, secretPrefix+"input comes from "+w.val+": "+why)
+				e.secret = true
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 type sedEffects struct {
 	execs  bool     // the e command or the e flag of s: runs shell commands
 	writes []string // files written by w, W or the w flag of s
+	reads  []string // files read by r and R
 }
 
 // scanSed parses a GNU sed script far enough to find the commands that run
@@ -168,7 +169,7 @@ func (p *sedParser) command() error {
 	case 'a', 'i', 'c':
 		p.text()
 	case 'r', 'R':
-		p.toEOL()
+		p.fx.reads = append(p.fx.reads, strings.TrimSpace(p.toEOL()))
 	case 'w', 'W':
 		p.write(strings.TrimSpace(p.toEOL()))
 	case 'e':
@@ -321,5 +322,11 @@ func (c *call) sedScript(s arg) {
 	}
 	for _, w := range fx.writes {
 		c.writes(arg{val: w, dyn: s.dyn}, "the sed script writes")
+	}
+	for _, r := range fx.reads {
+		if why := c.a.secretWord(arg{val: r, dyn: s.dyn}, false, false); why != "" {
+			c.risky(secretPrefix + "the sed script reads " + r + ": " + why)
+			c.e.secret = true
+		}
 	}
 }

@@ -1,0 +1,444 @@
+package gate
+
+import (
+	"os"
+	"path"
+	"regexp"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Reading credential material puts it in the agent's context, from where
+// one more command sends it anywhere: in strict mode it asks, whatever
+// reads it. The reasons start with "secret:" so that callers can mark the
+// agent's session as having read secrets (taint mode allows the read).
+
+// secretPrefix starts the reason of every secret read.
+const secretPrefix = "secret: "
+
+// homeSecrets are the places in a home folder that hold credentials.
+var homeSecrets = []string{
+	".ssh", ".aws", ".azure", ".config/gcloud", ".kube", ".docker/config.json", ".netrc", ".git-credentials",
+	".npmrc", ".pypirc", ".gnupg", ".password-store", ".config/gh/hosts.yml", ".config/hub", ".vault-token",
+	".terraform.d/credentials.tfrc.json", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+	".pgpass", ".my.cnf", ".local/share/keyrings", ".claude/.credentials.json", ".codex/auth.json", ".config/op",
+	".bash_history", ".zsh_history", ".history", ".python_history", ".psql_history", ".mysql_history",
+	".node_repl_history", ".sqlite_history", ".lesshst", ".local/share/fish/fish_history", ".config/rclone",
+	".s3cfg", ".boto", ".m2/settings.xml", ".gradle/gradle.properties", ".config/git/credentials", ".oci",
+	".config/doctl", ".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
+	"Library/Keychains", "Library/Cookies", "Library/Application Support/Google/Chrome", ".local/share/atuin",
+	".config/gcloud", ".config/containers/auth.json", ".wrangler", ".config/netlify", ".vercel",
+}
+
+// systemSecrets are the system's own credential files and directories.
+var systemSecrets = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssl/private", "/run/secrets",
+	"/var/run/secrets", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key",
+	"/etc/ssh/ssh_host_dsa_key", "/root/.ssh"}
+
+// secretName reports file names that hold credentials wherever they lie.
+func secretName(base string) bool {
+	lower := strings.ToLower(base)
+	switch {
+	case lower == ".env", strings.HasPrefix(lower, ".env.") && !envExample(lower), strings.HasSuffix(lower, ".env"):
+		return true
+	case strings.HasPrefix(lower, "id_") && !strings.HasSuffix(lower, ".pub") && !strings.Contains(lower, "."):
+		return true // id_rsa, id_ed25519 ...
+	}
+	for _, ext := range [...]string{".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk", ".kdbx", ".tfstate", ".ovpn", ".gpg", ".age"} {
+		if strings.HasSuffix(lower, ext) {
+			return !strings.HasSuffix(lower, ".pub.pem") && lower != "public.pem" && lower != "public.key"
+		}
+	}
+	switch lower {
+	case ".netrc", ".pgpass", ".pypirc", ".git-credentials", ".vault-token", ".htpasswd", "master.key",
+		"credentials", "credentials.json", "credentials.yml", "credentials.yaml", "credentials.toml", "credentials.xml",
+		"secrets.yml", "secrets.yaml", "secrets.json", "secrets.toml", "secret.json", "secret.yaml", "secret.yml",
+		"kubeconfig", "wallet.dat", "terraform.tfstate.backup", "auth.json", ".npmrc", "service-account.json":
+		return true
+	}
+	if strings.HasPrefix(lower, "service-account") && strings.HasSuffix(lower, ".json") {
+		return true
+	}
+	if strings.Contains(lower, "credential") || strings.Contains(lower, "secret") || strings.Contains(lower, "password") {
+		switch path.Ext(lower) {
+		case "", ".json", ".yml", ".yaml", ".toml", ".txt", ".ini", ".cfg", ".conf", ".env", ".properties", ".xml", ".csv", ".dat", ".key":
+			return true
+		}
+	}
+	return false
+}
+
+// envExample reports .env files that only show which variables exist.
+func envExample(lower string) bool {
+	for _, s := range [...]string{".example", ".sample", ".template", ".dist", ".defaults", ".schema", ".tpl", ".md"} {
+		if strings.HasSuffix(lower, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretPath says why the real absolute path p holds credentials, or "".
+func (g *Gate) secretPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if strings.HasPrefix(p, "/proc/") {
+		parts := strings.Split(p, "/")
+		if last := parts[len(parts)-1]; last == "environ" || last == "mem" {
+			return p + " holds a process's environment or memory"
+		}
+		return ""
+	}
+	for _, s := range systemSecrets {
+		if p == s || strings.HasPrefix(p, s+"/") {
+			return p + " holds the system's credentials"
+		}
+	}
+	for _, h := range [...]string{g.realHome, g.home} {
+		if h == "" {
+			continue
+		}
+		rel, ok := strings.CutPrefix(p, h+"/")
+		if !ok {
+			continue
+		}
+		for _, s := range homeSecrets {
+			if rel == s || strings.HasPrefix(rel, s+"/") {
+				if strings.HasPrefix(s, ".ssh") && publicSSH(path.Base(rel)) {
+					return ""
+				}
+				return "~/" + rel + " holds credentials"
+			}
+		}
+	}
+	if secretName(path.Base(p)) {
+		return path.Base(p) + " holds credentials"
+	}
+	return ""
+}
+
+// publicSSH reports the files of ~/.ssh that hold nothing secret.
+func publicSSH(base string) bool {
+	return strings.HasSuffix(base, ".pub") || strings.HasPrefix(base, "known_hosts") || base == "config" ||
+		base == "authorized_keys"
+}
+
+// containsSecrets reports whether reading the directory p recursively
+// reads credentials: it is the home folder or one above it, or a
+// directory with a credential store inside, or it holds a credential
+// file at its top (a project's .env). Deeper files are not looked for.
+func (a *analysis) containsSecrets(p string, hidden bool) string {
+	g := a.g
+	for _, h := range [...]string{g.realHome, g.home} {
+		if h != "" && hidden && (p == h || p == "/" || strings.HasPrefix(h, p+"/")) {
+			return p + " holds the home folder's credential stores (~/.ssh, ~/.aws, ...)"
+		}
+		if h != "" && hidden && strings.HasPrefix(p, h+"/") {
+			rel := strings.TrimPrefix(p, h+"/")
+			for _, s := range homeSecrets {
+				if strings.HasPrefix(s, rel+"/") {
+					return "~/" + rel + " holds ~/" + s
+				}
+			}
+		}
+	}
+	for _, s := range systemSecrets {
+		if strings.HasPrefix(s, p+"/") || p == "/" {
+			return p + " holds " + s
+		}
+	}
+	if why := g.secretPath(p); why != "" {
+		return why
+	}
+	entries, err := os.ReadDir(p)
+	if err != nil || len(entries) > maxGlobEntries {
+		return ""
+	}
+	for _, e := range entries {
+		if (hidden || !strings.HasPrefix(e.Name(), ".")) && !e.IsDir() && secretName(e.Name()) {
+			return p + "/" + e.Name() + " holds credentials"
+		}
+	}
+	return ""
+}
+
+// secretVar reports variable names that hold credentials.
+func secretVar(name string) bool {
+	u := strings.ToUpper(name)
+	switch u {
+	case "SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "XAUTHORITY", "KEYMAP", "KEYTIMEOUT", "GIT_ASKPASS",
+		"SSH_ASKPASS", "SUDO_ASKPASS", "PASSWORD_STORE_DIR", "HISTFILE":
+		return false
+	}
+	if strings.Contains(u, "AUTHOR") || strings.HasSuffix(u, "_PATH") || strings.HasSuffix(u, "_DIR") || strings.HasSuffix(u, "_FILE") {
+		return false
+	}
+	for _, w := range [...]string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY",
+		"CREDENTIAL", "AUTH", "COOKIE", "SESSION_KEY", "SIGNING_KEY", "ENCRYPTION_KEY", "MASTER_KEY", "CLIENT_KEY", "DSN",
+		"DATABASE_URL", "WEBHOOK"} {
+		if strings.Contains(u, w) {
+			return true
+		}
+	}
+	return strings.HasSuffix(u, "_PASS") || strings.HasSuffix(u, "_PW") || strings.HasSuffix(u, "_KEY") && !strings.HasSuffix(u, "PUBLIC_KEY")
+}
+
+// noContents lists programs that take file names without reading what
+// the files hold (names, sizes, hashes and metadata only), and those whose
+// operands are not files.
+func noContents(name string) bool {
+	switch name {
+	case "ls", "dir", "vdir", "stat", "du", "test", "[", "realpath", "readlink", "basename", "dirname", "touch",
+		"mkdir", "rmdir", "chmod", "chown", "chgrp", "cd", "pushd", "popd", "which", "type", "whereis", "tree",
+		"wc", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "shasum", "b2sum", "cksum",
+		"sum", "echo", "printf", "find", "fd", "fdfind", "rm", "unlink", "shred", "mv", "ln", "git", "cuff", "file",
+		"command", "kill", "pkill", "sleep", "export", "unset", "alias", "hash", "true", "false", ":", "lsof", "df":
+		return true
+	}
+	return false
+}
+
+// recursiveReader reports whether the command reads directories given to
+// it recursively, and whether it reads hidden files there too.
+func recursiveReader(name string, args []arg) (recursive, hidden bool) {
+	has := func(flags ...string) bool {
+		for _, x := range args {
+			if x.val == "--" {
+				return false
+			}
+			for _, f := range flags {
+				if x.val == f || len(f) == 2 && strings.HasPrefix(x.val, "-") && !strings.HasPrefix(x.val, "--") && strings.Contains(x.val[1:], f[1:]) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	switch name {
+	case "grep", "egrep", "fgrep", "zgrep":
+		return has("-r", "-R", "--recursive", "--dereference-recursive"), true
+	case "rgrep":
+		return true, true
+	case "rg", "ripgrep", "ag", "ack", "ugrep":
+		return true, has("--hidden", "-u", "--unrestricted", "-uu", "-uuu", "-.")
+	case "cp", "scp", "rsync":
+		return has("-r", "-R", "-a", "--recursive", "--archive"), true
+	case "tar", "gtar", "bsdtar", "zip", "7z", "7za", "cpio", "diff", "git-ls-files":
+		return name != "diff" || has("-r", "--recursive"), true
+	}
+	return false, false
+}
+
+var expansion = regexp.MustCompile(`\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9$#!?*@-]|` + "`[^`]*`")
+
+// secretWord says why reading the path word x reads credentials, or "".
+// A word holding expansions is read as the pattern it may become.
+func (a *analysis) secretWord(x arg, recursive, hidden bool) string {
+	if x.proc || x.val == "" || x.val == "-" || strings.Contains(x.val, "://") {
+		return ""
+	}
+	if x.dyn {
+		pat := expansion.ReplaceAllString(x.val, "*")
+		for _, p := range [...]string{"$HOME", "${HOME}"} {
+			if strings.HasPrefix(x.val, p) && a.g.home != "" {
+				pat = a.g.home + expansion.ReplaceAllString(x.val[len(p):], "*")
+			}
+		}
+		return a.secretPattern(pat)
+	}
+	if x.glob {
+		matches, ok := a.expand(x)
+		if !ok {
+			return a.secretPattern(x.val)
+		}
+		for _, m := range matches {
+			if why := a.secretWord(arg{val: m}, recursive, hidden); why != "" {
+				return why
+			}
+		}
+		if len(matches) == 0 {
+			return a.secretPattern(x.val)
+		}
+		return ""
+	}
+	pl := a.place(x, true)
+	if pl.real == "" {
+		return ""
+	}
+	if why := a.g.secretPath(pl.real); why != "" {
+		return why
+	}
+	if pl.viaLink {
+		// The link itself may be the secret's name.
+		if why := a.g.secretPath(a.place(x, false).real); why != "" {
+			return why
+		}
+	}
+	if recursive && pl.exists && a.lookup(pl.real).dir {
+		return a.containsSecrets(pl.real, hidden)
+	}
+	return ""
+}
+
+// secretPattern says why a path pattern (an expansion or a wildcard) may
+// name credentials: it lies in a credential store, or its last part may be
+// a credential file's name.
+func (a *analysis) secretPattern(pat string) string {
+	p, ok := a.pathWord(pat)
+	if !ok {
+		p = pat
+	}
+	if strings.HasPrefix(p, "/proc/") && (strings.HasSuffix(p, "/environ") || strings.HasSuffix(p, "/*")) {
+		return pat + " may be a process's environment"
+	}
+	dir := p[:strings.LastIndexByte(p, '/')+1]
+	if i := strings.IndexAny(dir, "*?["); i >= 0 {
+		dir = dir[:strings.LastIndexByte(dir[:i], '/')+1]
+	}
+	if d := strings.TrimSuffix(dir, "/"); d != "" {
+		if why := a.g.secretPath(a.placeAbs(d, true).real); why != "" {
+			return pat + " lies where " + why
+		}
+	}
+	base := path.Base(p)
+	for _, sample := range [...]string{".env", ".env.local", "id_rsa", "id_ed25519", "server.pem", "tls.key", "credentials",
+		"credentials.json", "secrets.yml", "master.key", ".netrc", "environ"} {
+		if m, err := path.Match(base, sample); (m || err != nil) && (strings.HasPrefix(sample, ".") == strings.HasPrefix(base, ".") || strings.HasPrefix(base, "*") && !strings.HasPrefix(sample, ".")) {
+			if base == "*" {
+				continue // any name: judged by where it lies
+			}
+			return pat + " may name " + sample
+		}
+	}
+	return ""
+}
+
+// secretReads judges what a command reads for credentials: its operands
+// and option values (a directory when it reads recursively), and the
+// files named after = in options.
+func (c *call) secretReads() {
+	if noContents(c.name) || c.e.findings == nil && len(c.args) == 0 {
+		return
+	}
+	recursive, hidden := recursiveReader(c.name, c.args)
+	for _, x := range c.args {
+		v := x.val
+		if strings.HasPrefix(v, "-") && !x.dyn {
+			if _, val, ok := strings.Cut(v, "="); ok && strings.HasPrefix(v, "--") {
+				x = arg{val: val}
+			} else {
+				continue
+			}
+		}
+		if why := c.a.secretWord(x, recursive, hidden); why != "" {
+			c.risky(secretPrefix + c.name + " reads " + x.val + ": " + why)
+			c.e.secret = true
+			return
+		}
+	}
+}
+
+// envDump reports commands that print the environment or every shell
+// variable, secrets among them.
+func (c *call) envDump() string {
+	args := c.args
+	switch c.name {
+	case "env", "printenv":
+		if len(args) == 0 || c.name == "env" && onlyOptions(args) {
+			return c.name + " prints every environment variable, tokens and keys among them"
+		}
+		if c.name == "printenv" {
+			for _, x := range args {
+				if !x.static() || secretVar(x.val) {
+					return "printenv " + x.val + " prints a variable that holds a secret"
+				}
+			}
+		}
+	case "set":
+		if len(args) == 0 {
+			return "set prints every shell variable, secrets among them"
+		}
+	case "export", "declare", "typeset", "readonly", "local":
+		if onlyOptions(args) {
+			return c.name + " " + joinArgs(args).val + " prints every variable, secrets among them"
+		}
+		for _, x := range args {
+			if !strings.HasPrefix(x.val, "-") && !strings.Contains(x.val, "=") && secretVar(x.val) && hasArg(args, "-p") {
+				return c.name + " -p " + x.val + " prints a variable that holds a secret"
+			}
+		}
+	case "ps":
+		for i, x := range args {
+			v := x.val
+			format := i > 0 && (args[i-1].val == "-o" || args[i-1].val == "o" || args[i-1].val == "-O" || args[i-1].val == "O" || args[i-1].val == "--format")
+			if strings.Contains(v, "environ") || !format && !strings.HasPrefix(v, "-") && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && strings.ContainsRune(v, 'e') {
+				return "ps " + v + " prints the environment of processes"
+			}
+		}
+	case "gpg", "gpg2":
+		for _, x := range args {
+			if strings.HasPrefix(x.val, "--export-secret") || x.val == "--export-ssh-key" || strings.HasPrefix(x.val, "--show-session-key") {
+				return "gpg " + x.val + " prints private key material"
+			}
+		}
+	case "security":
+		for _, x := range args {
+			if strings.Contains(x.val, "password") || x.val == "dump-keychain" || x.val == "export" {
+				return "security " + x.val + " prints stored passwords"
+			}
+		}
+	case "secret-tool", "keyctl", "pass", "gopass", "kwallet-query", "ssh-add":
+		return c.name + " reads stored secrets"
+	case "jq", "gojq", "jaq":
+		for _, x := range args {
+			if strings.Contains(x.val, "$ENV") || jqEnv.MatchString(x.val) {
+				return c.name + " reads the environment ($ENV, env)"
+			}
+		}
+	}
+	return ""
+}
+
+// jqEnv finds jq's env builtin (env, env.X), not words that merely hold it.
+var jqEnv = regexp.MustCompile(`(^|[^A-Za-z0-9_$.])env\b`)
+
+// onlyOptions reports an argument list with no operand.
+func onlyOptions(args []arg) bool {
+	for _, x := range args {
+		if !strings.HasPrefix(x.val, "-") || x.dyn {
+			return false
+		}
+	}
+	return true
+}
+
+// secretExpansion reports an expansion of a variable that holds a secret
+// ($GITHUB_TOKEN), which hands its value to the command: one that prints
+// it puts it in the agent's context. ${#X}, ${X:+...} and tests of it do
+// not expose the value.
+func secretExpansion(pe *syntax.ParamExp) string {
+	if pe.Param == nil || pe.Length || pe.Width || pe.Excl || !secretVar(pe.Param.Value) {
+		return ""
+	}
+	if pe.Exp != nil && (pe.Exp.Op == syntax.AlternateUnset || pe.Exp.Op == syntax.AlternateUnsetOrNull) {
+		return ""
+	}
+	return secretPrefix + "$" + pe.Param.Value + " holds a secret, which the command gets"
+}
+
+// SecretFile says why reading the file or directory p (absolute, or
+// relative to the gate's working directory) reads credential material, or
+// "" when it does not; links are followed. Callers use it for tools other
+// than the shell (an agent's file reader) to mark a session that read
+// secrets.
+func (g *Gate) SecretFile(p string) string {
+	if p == "" {
+		return ""
+	}
+	a := g.analyses.Get().(*analysis)
+	a.reset(g)
+	defer g.analyses.Put(a)
+	return a.secretWord(arg{val: p}, true, true)
+}
