@@ -53,8 +53,8 @@ type Command struct {
 	// projectRule: a project rule decided the command.
 	projectRule bool
 	// secret: the command reads credential material (see Secret).
-	secret bool
-	findings    []finding
+	secret   bool
+	findings []finding
 	// findBuf backs findings, so that most commands need no allocation
 	// for them.
 	findBuf [3]finding

@@ -276,7 +276,7 @@ func (a *analysis) secretWord(x arg, recursive, hidden bool) string {
 			return why
 		}
 	}
-	if recursive && pl.exists && a.lookup(pl.real).dir {
+	if recursive && (!pl.exists || a.lookup(pl.real).dir) {
 		return a.containsSecrets(pl.real, hidden)
 	}
 	return ""
