@@ -77,6 +77,9 @@ type Options struct {
 	ApprovalFeed bool
 	// ApprovalNote is an extra line in the approval prompt.
 	ApprovalNote string
+	// SandboxOff says why the commands cuff allows run outside its kernel
+	// sandbox; the header shows it. Empty when they run inside it.
+	SandboxOff string
 	// Theme is "dark" or "light" to fix the colours, or "" / "auto" to
 	// follow the terminal's background.
 	Theme string

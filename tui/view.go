@@ -84,6 +84,9 @@ func clipBox(box string, width, height int) string {
 
 func (m Model) titleLine() string {
 	left := m.st.Title.Render("cuff") + m.st.Muted.Render(" ▸ sessions")
+	if off := m.opts.SandboxOff; off != "" {
+		left += m.st.Notice.Render("  ⚠ sandbox off: " + common.OneLine(common.Sanitize(off), 80))
+	}
 	right := ""
 	if m.opts.Where != "" {
 		right = m.st.Muted.Render(common.Sanitize(m.opts.Where))

@@ -272,6 +272,11 @@ func (a *app) runTUI(ctx context.Context, opts tui.Options, b *approval.Broker, 
 	if a.ws != nil && opts.Theme == "" {
 		opts.Theme = string(a.ws.Settings.TUI.Theme) // tui.theme: auto, dark or light
 	}
+	if a.ws != nil && opts.SandboxOff == "" {
+		if setup := a.ws.Sandbox(); !setup.On() {
+			opts.SandboxOff = setup.Reason()
+		}
+	}
 	if opts.Watch != nil && opts.Watch.SizeBytes > 0 && a.getenv("GOMEMLIMIT") == "" {
 		// A soft limit near the session's size makes the collector work
 		// harder while the whole session is indexed, instead of letting the

@@ -53,6 +53,12 @@ Exit status: 0 allow, 1 ask, 2 deny, 3 no decision (the agent's own permission f
 				return err
 			}
 			command := strings.Join(args, " ")
+			if !cmd.Flags().Changed("sandboxed") {
+				// As the hook and cuff mcp would run it: in the sandbox when
+				// the project has it.
+				setup := ws.Sandbox()
+				sandboxed, a.sandboxOff = setup.On(), setup.Reason()
+			}
 			res := g.Decide(context.Background(), command, gate.Input{Taint: t, Sandboxed: sandboxed})
 			if format == "json" {
 				if err := report.JSON(a.stdout, res); err != nil {
@@ -67,7 +73,7 @@ Exit status: 0 allow, 1 ask, 2 deny, 3 no decision (the agent's own permission f
 	cmd.Flags().SetInterspersed(false)
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json")
 	cmd.Flags().StringVar(&taint, "taint", "", "the agent's taint: untrusted, secret, or untrusted,secret")
-	cmd.Flags().BoolVar(&sandboxed, "sandboxed", false, "the verdict for a command that runs in cuff's sandbox")
+	cmd.Flags().BoolVar(&sandboxed, "sandboxed", false, "the verdict for a command that runs in cuff's sandbox (default: whether this project's allowed commands do)")
 	return cmd
 }
 
@@ -103,6 +109,8 @@ func (a *app) printVerdict(command string, res gate.Result, mode gate.Mode, tain
 	where := "outside the sandbox"
 	if res.Sandboxed {
 		where = "in the sandbox"
+	} else if a.sandboxOff != "" {
+		where = "outside the sandbox: " + a.sandboxOff
 	}
 	fmt.Fprintf(w, "%s  %s   (%s mode, %s, %s)\n", verdict, command, mode, t, where)
 	for _, c := range res.Commands {

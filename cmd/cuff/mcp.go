@@ -12,8 +12,10 @@ import (
 
 	"github.com/cuff-dev/cuff/internal/applog"
 	"github.com/cuff-dev/cuff/internal/settings"
+	"github.com/cuff-dev/cuff/internal/workspace"
 	"github.com/cuff-dev/cuff/recorder/mcpserver"
 	"github.com/cuff-dev/cuff/recorder/runner"
+	"github.com/cuff-dev/cuff/recorder/sandbox"
 	"github.com/spf13/cobra"
 )
 
@@ -68,6 +70,7 @@ func (a *app) runMCP(sep string) error {
 		Open:          func(dir string) (*mcpserver.Project, error) { return a.openMCPProject(dir, logs) },
 		Command:       mcpCommandBase,
 		CapturedEnv:   a.capturedEnv,
+		Sandbox:       a.mcpSandbox,
 		Warn:          func(msg string) { fmt.Fprintf(a.stderr, "cuff mcp: warning: %s\n", msg) },
 	})
 	if err != nil {
@@ -161,4 +164,15 @@ func (l *mcpLogs) ignore(dir string, warn func(string)) {
 	if _, err := initGitignore(root, dir); err != nil {
 		warn(err.Error())
 	}
+}
+
+// mcpSandbox is how cuff mcp confines a project's allowed commands: through
+// this same program's cuff sandbox, with the project's policy handed down.
+func (a *app) mcpSandbox(root string, cfg *settings.Settings) mcpserver.Sandbox {
+	opts := workspace.SandboxOptions(root, a.stateDir(), cfg, a.getenv)
+	sb := mcpserver.Sandbox{Setup: sandbox.Resolve(string(cfg.Gate.Sandbox), sandbox.Probe(a.getenv), opts)}
+	if exe, err := os.Executable(); err == nil {
+		sb.Wrap = opts.Wrapper(exe)
+	}
+	return sb
 }

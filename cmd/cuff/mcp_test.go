@@ -27,6 +27,7 @@ import (
 // mcpProject is a project with a store and its own user state directory.
 type mcpProject struct {
 	root, dir, state, home string
+	env                    []string // more environment for cuff mcp
 }
 
 func newMCPProject(t *testing.T, settingsYAML, policy string) *mcpProject {
@@ -63,6 +64,7 @@ func (p *mcpProject) command(args ...string) *exec.Cmd {
 	cmd.Dir = p.root
 	cmd.Env = append(os.Environ(), "HOME="+p.home, "XDG_CONFIG_HOME="+filepath.Join(p.home, ".config"),
 		"XDG_STATE_HOME="+filepath.Join(p.home, ".state"), "TZ=UTC", "NO_COLOR=1", "CUFF_DIR=", "CUFF_STATE_DIR="+p.state)
+	cmd.Env = append(cmd.Env, p.env...)
 	return cmd
 }
 

@@ -42,6 +42,7 @@ func (a *app) healthCommand() *cobra.Command {
 				return err
 			}
 			h := metrics.Check(s, a.settings().Recording.Enabled)
+			a.sandboxHealth(h)
 			if format == "json" {
 				if err := report.JSON(a.stdout, h); err != nil {
 					return err
@@ -56,6 +57,11 @@ func (a *app) healthCommand() *cobra.Command {
 				if h.CurrentSession != nil {
 					fmt.Fprintf(a.stdout, "  current session: %s (%d events)\n", *h.CurrentSession, h.EntriesRecorded)
 				}
+				if sb := h.Sandbox; sb != nil && sb.On {
+					fmt.Fprintf(a.stdout, "  sandbox: on (Landlock ABI %d): allowed commands run confined\n", sb.LandlockABI)
+				} else if sb != nil {
+					fmt.Fprintf(a.stdout, "  sandbox: off (gate.sandbox: %s): %s; commands that run code the agent may have written get no decision\n", sb.Mode, sb.Reason)
+				}
 				for _, p := range h.Problems {
 					fmt.Fprintf(a.stdout, "  problem: %s\n", p)
 				}
@@ -68,4 +74,19 @@ func (a *app) healthCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&format, "format", "json", "output format: json, text")
 	return cmd
+}
+
+// sandboxHealth says whether the commands cuff allows run in the sandbox.
+// With gate.sandbox: always and no sandbox, cuff is unhealthy: it asks
+// about every command it would otherwise allow.
+func (a *app) sandboxHealth(h *metrics.Health) {
+	if a.ws == nil {
+		return
+	}
+	setup := a.ws.Sandbox()
+	h.Sandbox = &metrics.SandboxHealth{Mode: setup.Mode, On: setup.On(), LandlockABI: setup.Status.ABI, Reason: setup.Reason()}
+	if !setup.On() && setup.Required() {
+		h.Healthy = false
+		h.Problems = append(h.Problems, "gate.sandbox is always, but "+setup.Reason()+": cuff asks before every command it would allow")
+	}
 }

@@ -38,6 +38,9 @@ type app struct {
 	cwd     string // where to look for the store; "" means the working directory
 
 	ws    *workspace.Workspace
+	// sandboxOff is why the project's allowed commands run outside the
+	// sandbox, once cuff check has asked.
+	sandboxOff string
 	store *session.Store
 	log   *applog.Log
 }

@@ -253,9 +253,15 @@ func (w *Workspace) Gate(dir string) (*gate.Gate, error) {
 // when the user's own settings file sets it (a project cannot widen its own
 // sandbox).
 func (w *Workspace) SandboxOptions() sandbox.Options {
-	o := sandbox.Options{Root: w.Root(), StateDir: w.StateDir(), Getenv: w.env.Getenv}
-	if f := w.Settings.Sandbox.WritableFile; f != "" && f == settings.UserFile(w.env.Getenv) {
-		o.Settings = w.Settings.Sandbox.Writable
+	return SandboxOptions(w.Root(), w.StateDir(), w.Settings, w.env.Getenv)
+}
+
+// SandboxOptions are the sandbox's inputs for the project at root with the
+// settings cfg (see Workspace.SandboxOptions).
+func SandboxOptions(root, stateDir string, cfg *settings.Settings, getenv func(string) string) sandbox.Options {
+	o := sandbox.Options{Root: root, StateDir: stateDir, Getenv: getenv}
+	if f := cfg.Sandbox.WritableFile; f != "" && f == settings.UserFile(getenv) {
+		o.Settings = cfg.Sandbox.Writable
 	}
 	return o
 }

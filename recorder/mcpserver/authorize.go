@@ -27,6 +27,10 @@ type call struct {
 	agent  string // the client's name
 	input  json.RawMessage
 	callID string
+	// approved is set when a person approved this command (in the TUI, from
+	// a shell, through the client's form, or for the session): it then runs
+	// outside the sandbox, exactly as approved.
+	approved bool
 }
 
 // agentKey is the agent session that session-scoped approvals and taint
@@ -56,12 +60,16 @@ func (s *Server) authorize(ctx context.Context, c *config, g *generation, cl *ca
 	key := s.agentKey(cl.corr)
 	taintNames := c.broker.Taint(key)
 	taint, _ := gate.ParseTaint(strings.Join(taintNames, ","))
-	res := gt.Check(ctx, command, taint)
+	res := gt.Decide(ctx, command, gate.Input{Taint: taint, Sandboxed: c.sandbox.on()})
 	verdict := res.Verdict
 	if script {
 		verdict = scriptVerdict(res)
 	}
 	why := explain(res)
+	if verdict == gate.VerdictAllow && !c.sandbox.on() && c.sandbox.Setup.Required() {
+		// gate.sandbox: always, and no sandbox: a person decides instead.
+		verdict, why = gate.VerdictAsk, "gate.sandbox is always, but "+c.sandbox.Setup.Reason()
+	}
 	if len(cfg.Gate.Hooks) > 0 {
 		hr := gt.RunHooks(ctx, gate.ToolRequest{Event: hookEvent, Tool: cl.tool, Input: cl.input, SessionID: key, Cwd: dir, Taint: taintNames})
 		if combined := gate.Combine(verdict, hr); combined != verdict {
@@ -82,6 +90,7 @@ func (s *Server) authorize(ctx context.Context, c *config, g *generation, cl *ca
 		return nil, &deniedError{msg: "cuff's gate denied this command: " + why}
 	}
 	if c.broker.Granted(key, command) {
+		cl.approved = true
 		return nil, nil
 	}
 	req := &approval.Request{
@@ -100,12 +109,14 @@ func (s *Server) authorize(ctx context.Context, c *config, g *generation, cl *ca
 		if d == nil || err != nil {
 			return input, err
 		}
+		cl.approved = d.Approved()
 		return nil, s.decided(log, d, why, c)
 	}
 	d, err := s.ask(ctx, c, req, why)
 	if err != nil {
 		return nil, err
 	}
+	cl.approved = d.Approved()
 	return nil, s.decided(log, d, why, c)
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cuff-dev/cuff/recorder"
 	"github.com/cuff-dev/cuff/recorder/runner"
+	"github.com/cuff-dev/cuff/recorder/sandbox"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -74,6 +75,30 @@ type ExecuteResult struct {
 	Interrupted bool   `json:"interrupted,omitempty"`
 	// Error says why the command failed to start or finish, with a hint.
 	Error *RunError `json:"error,omitempty"`
+	// Sandbox is set when the command ran in cuff's sandbox; Denied lists
+	// what the sandbox stopped (writes outside the project, the temporary
+	// directory and build caches; the network).
+	Sandbox *transcript.SandboxReport `json:"sandbox,omitempty"`
+}
+
+// sandboxNote tells the agent what the sandbox stopped, and the way out.
+func sandboxNote(r *transcript.SandboxReport) string {
+	if r == nil || len(r.Denied) == 0 {
+		return ""
+	}
+	var what []string
+	for _, d := range r.Denied {
+		switch {
+		case d.Path != "":
+			what = append(what, d.Op+" "+d.Path)
+		case d.Addr != "":
+			what = append(what, d.Op+" "+d.Addr)
+		default:
+			what = append(what, d.Op)
+		}
+	}
+	return " cuff's sandbox stopped: " + strings.Join(what, "; ") +
+		" (commands cuff allows may write only the project, the temporary directory and build caches, without network; a person can approve running it outside the sandbox)."
 }
 
 // RunError is a run failure as the agent sees it.
@@ -162,7 +187,8 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 		return errorResult(res.denied), nil
 	}
 	out := executeResult(&res.Result, res.eventID, res.sessionID, startDir(&cmd))
-	return structured(out, !res.Success(), summary(&res.Result, &cmd)), nil
+	out.Sandbox = res.sandbox
+	return structured(out, !res.Success(), summary(&res.Result, &cmd)+sandboxNote(res.sandbox)), nil
 }
 
 // ran is a run's outcome with where it was recorded, or why it was refused.
@@ -171,6 +197,7 @@ type ran struct {
 	eventID, sessionID string
 	denied             error
 	input              *mcp.CallToolResult // a question for the client's user
+	sandbox            *transcript.SandboxReport
 }
 
 // run checks cmd, asks the gate (and maybe a person), runs it and records
@@ -183,6 +210,12 @@ func (s *Server) run(ctx context.Context, c *config, g *generation, cl *call, cm
 			return ran{denied: err, input: input}
 		}
 	}
+	// What the gate let through runs in the sandbox; what a person approved
+	// runs outside it, exactly as approved.
+	confined := c.sandbox.on() && !cl.approved
+	if confined {
+		cmd.Wrap = c.sandbox.Wrap
+	}
 	pending := g.begin(cl.corr, cl.agent, recorder.StartEvent(cmd, dir))
 	res := c.runner.Run(ctx, *cmd)
 	details := recorder.RunDetails{Description: description}
@@ -190,10 +223,14 @@ func (s *Server) run(ctx context.Context, c *config, g *generation, cl *call, cm
 	if cfg.Recording.CaptureEnv && s.opts.CapturedEnv != nil {
 		details.Environment = s.opts.CapturedEnv(cfg.Recording.EnvAllowlist, cmd.Env.Overrides)
 	}
-	eventID, sessionID := pending.finish(recorder.RunEvent(cmd, &res, details))
+	event := recorder.RunEvent(cmd, &res, details)
+	if confined && res.Started() {
+		sandbox.Record(event, c.sandbox.Setup.Policy.Denials(res.Dir, res.Stderr.Text, res.Stdout.Text))
+	}
+	eventID, sessionID := pending.finish(event)
 	c.log().Debug("Command executed", "session_id", sessionID, "entry_id", eventID, "trace_id", cl.corr.ToolCallID,
 		"duration_ms", res.Duration.Milliseconds(), "exit_code", res.ExitStatus(), "tool", cl.tool)
-	return ran{Result: res, eventID: eventID, sessionID: sessionID}
+	return ran{Result: res, eventID: eventID, sessionID: sessionID, sandbox: event.Sandbox}
 }
 
 // newCall gathers what the server knows about a tool call.

@@ -44,6 +44,7 @@ type config struct {
 	runner    *runner.Runner
 	broker    *approval.Broker
 	scripts   *scripts.Cache // nil when the scripts plugin is off
+	sandbox   Sandbox
 	fprint    string         // what the watched files held when loaded
 
 	gatesMu sync.Mutex
@@ -105,6 +106,12 @@ func (s *Server) load(dir string) *config {
 	}
 	if cfg.PluginEnabled("scripts") {
 		c.scripts = scripts.NewCache(scripts.FromSettings(c.root, cfg.Scripts), s.opts.Now)
+	}
+	if s.opts.Sandbox != nil {
+		c.sandbox = s.opts.Sandbox(c.root, cfg)
+		if !c.sandbox.on() {
+			c.log().Warn("allowed commands run outside the sandbox", "reason", c.sandbox.Setup.Reason())
+		}
 	}
 	return c
 }

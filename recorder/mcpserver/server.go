@@ -28,6 +28,7 @@ import (
 
 	"github.com/cuff-dev/cuff/internal/settings"
 	"github.com/cuff-dev/cuff/recorder/runner"
+	"github.com/cuff-dev/cuff/recorder/sandbox"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -58,6 +59,18 @@ type Project struct {
 	Log *slog.Logger
 }
 
+// Sandbox is how a project's allowed commands are confined.
+type Sandbox struct {
+	// Setup says whether they run in the sandbox, and if not, why.
+	Setup *sandbox.Setup
+	// Wrap is the argv prefix that runs a command inside it (cuff sandbox
+	// … --).
+	Wrap []string
+}
+
+// on reports whether allowed commands run in the sandbox.
+func (s Sandbox) on() bool { return s.Setup.On() && len(s.Wrap) > 0 }
+
 // Options configures a Server.
 type Options struct {
 	// Version is cuff's version, told to clients and written into sessions.
@@ -85,6 +98,10 @@ type Options struct {
 	// CapturedEnv is the environment recorded with a run when
 	// recording.capture_env is on; nil records none.
 	CapturedEnv func(allow []string, overrides map[string]string) map[string]string
+	// Sandbox says how a project's allowed commands are confined: its root
+	// and settings in, the sandbox out. Nil runs every command unconfined
+	// (and the gate then leaves code-running commands to the client).
+	Sandbox func(root string, cfg *settings.Settings) Sandbox
 	// Warn receives problems the person who started the server should see
 	// (on stderr, never stdout). Nil discards them.
 	Warn func(msg string)

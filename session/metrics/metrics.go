@@ -163,6 +163,18 @@ type Health struct {
 	EntriesRecorded   int64    `json:"entries_recorded"`
 	Directory         string   `json:"directory"`
 	Problems          []string `json:"problems,omitempty"`
+	// Sandbox says whether the commands cuff allows run in its kernel
+	// sandbox; set by the caller, which knows the gate's settings.
+	Sandbox *SandboxHealth `json:"sandbox,omitempty"`
+}
+
+// SandboxHealth says whether the commands cuff allows run in the kernel
+// sandbox, and why not.
+type SandboxHealth struct {
+	Mode        string `json:"mode"` // gate.sandbox: auto, always or off
+	On          bool   `json:"on"`
+	LandlockABI int    `json:"landlock_abi"`
+	Reason      string `json:"reason,omitempty"`
 }
 
 // Check reports whether recording can work: the recordings directory (or
