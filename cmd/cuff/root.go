@@ -37,12 +37,12 @@ type app struct {
 	noColor bool
 	cwd     string // where to look for the store; "" means the working directory
 
-	ws    *workspace.Workspace
+	ws *workspace.Workspace
 	// sandboxOff is why the project's allowed commands run outside the
 	// sandbox, once cuff check has asked.
 	sandboxOff string
-	store *session.Store
-	log   *applog.Log
+	store      *session.Store
+	log        *applog.Log
 }
 
 func (a *app) getenv(key string) string { return workspace.Lookup(a.environ, key) }

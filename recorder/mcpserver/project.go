@@ -45,7 +45,7 @@ type config struct {
 	broker    *approval.Broker
 	scripts   *scripts.Cache // nil when the scripts plugin is off
 	sandbox   Sandbox
-	fprint    string         // what the watched files held when loaded
+	fprint    string // what the watched files held when loaded
 
 	gatesMu sync.Mutex
 	gates   map[string]*gate.Gate // by working directory
