@@ -16,6 +16,7 @@ import (
 
 	"github.com/cuff-dev/cuff/cmd/cuff/internal/report"
 	"github.com/cuff-dev/cuff/internal/applog"
+	"github.com/cuff-dev/cuff/internal/workspace"
 	"github.com/cuff-dev/cuff/recorder/claudehook"
 	"github.com/spf13/cobra"
 )
@@ -163,9 +164,30 @@ func (a *app) claudeHandler(in *claudehook.Input) (*claudehook.Handler, time.Dur
 		return nil, 0, err
 	}
 	cfg := ws.Settings
-	h := claudehook.New(claudehook.Options{Store: ws.Store, Gate: g, Broker: b, StateDir: b.Dir,
-		NoWatcher: string(cfg.Approvals.NoWatcher), CuffVersion: Version, MaxOutput: int(cfg.Recording.MaxOutputSize)})
+	opts := claudehook.Options{Store: ws.Store, Gate: g, Broker: b, StateDir: b.Dir,
+		NoWatcher: string(cfg.Approvals.NoWatcher), CuffVersion: Version, MaxOutput: int(cfg.Recording.MaxOutputSize)}
+	if in.HookEventName == claudehook.EventPreToolUse || in.HookEventName == claudehook.EventPostToolUse ||
+		in.HookEventName == claudehook.EventPostToolUseFailure {
+		opts.Sandbox, opts.SandboxRequired = a.hookSandbox(ws)
+	}
+	h := claudehook.New(opts)
 	return h, cfg.Approvals.Timeout + hookGrace/2, nil
+}
+
+// hookSandbox is how the hook confines the commands it allows: rewritten to
+// run through this same program's cuff sandbox with the project's policy
+// handed down. Without a sandbox it says why, when gate.sandbox requires one.
+func (a *app) hookSandbox(ws *workspace.Workspace) (*claudehook.Sandbox, string) {
+	setup := ws.Sandbox()
+	exe, err := os.Executable()
+	if !setup.On() || err != nil {
+		if setup.Required() {
+			return nil, setup.Reason()
+		}
+		return nil, ""
+	}
+	opts := ws.SandboxOptions()
+	return &claudehook.Sandbox{Policy: setup.Policy, Wrap: func(command string) string { return opts.ShellWrap(exe, command) }}, ""
 }
 
 // hookCommandPath is how settings.json runs cuff: always by an absolute

@@ -13,7 +13,6 @@ import (
 	"github.com/cuff-dev/cuff/recorder/sandbox"
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // sandboxFlags are `cuff sandbox`'s own flags.
@@ -197,7 +196,7 @@ func (a *app) sandboxShell(p *sandbox.Policy, st sandbox.Status, f *sandboxFlags
 	_ = pwd.Close()
 	defer os.Remove(pwd.Name())
 	shell := agentShell(a.getenv("SHELL"))
-	script := "eval " + shellQuote(f.shell) + "\n__cuff_status=$?\npwd -P >| " + shellQuote(pwd.Name()) +
+	script := "eval " + sandbox.Quote(f.shell) + "\n__cuff_status=$?\npwd -P >| " + sandbox.Quote(pwd.Name()) +
 		" 2>/dev/null\nexit $__cuff_status\n"
 	cmd := &exec.Cmd{Path: shell, Args: []string{shell, "-c", script}, Env: a.environ,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
@@ -256,13 +255,4 @@ func agentShell(userShell string) string {
 		return p
 	}
 	return "/bin/sh"
-}
-
-// shellQuote quotes a word for bash and zsh.
-func shellQuote(s string) string {
-	q, err := syntax.Quote(s, syntax.LangBash)
-	if err != nil { // a NUL byte: no shell can take it; drop it
-		q, _ = syntax.Quote(strings.ReplaceAll(s, "\x00", ""), syntax.LangBash)
-	}
-	return q
 }

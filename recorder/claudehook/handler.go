@@ -13,6 +13,7 @@ import (
 
 	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/recorder/gate"
+	"github.com/cuff-dev/cuff/recorder/sandbox"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 )
@@ -46,13 +47,29 @@ type Options struct {
 	NoWatcher   string
 	CuffVersion string
 	Now         func() time.Time
-	// Sandboxed says the commands the hook allows run in cuff's sandbox
-	// (gate.Input.Sandboxed); without it, a command that runs code the agent
-	// may have written gets no decision.
-	Sandboxed bool
+	// Sandbox, when set, confines the commands the hook allows: the answer
+	// rewrites the command (updatedInput) so that Claude Code runs it inside
+	// cuff's sandbox, and the gate is told so (gate.Input.Sandboxed). Without
+	// it, a command that runs code the agent may have written gets no
+	// decision. What a person approved runs as approved, unconfined.
+	Sandbox *Sandbox
+	// SandboxRequired, when set, says why there is no sandbox although
+	// gate.sandbox is always: cuff then asks instead of allowing.
+	SandboxRequired string
 	// MaxOutput bounds what is kept of each output (head and tail), as
 	// recording.max_output_size does for cuff exec; 0 keeps everything.
 	MaxOutput int
+}
+
+// Sandbox is how the hook confines the commands it allows.
+type Sandbox struct {
+	// Wrap rewrites a command line so that it runs inside the sandbox, with
+	// the semantics Claude Code relies on kept (exit code, output, a cd
+	// moving the next command's working directory).
+	Wrap func(command string) string
+	// Policy is what a confined command may write: what the sandbox stopped
+	// is read from the command's output against it. May be nil.
+	Policy *sandbox.Policy
 }
 
 // Handler handles hook events.

@@ -24,6 +24,9 @@ type specific struct {
 	HookEventName            string `json:"hookEventName"`
 	PermissionDecision       string `json:"permissionDecision"`
 	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
+	// UpdatedInput replaces the tool's whole input: an allowed command
+	// rewritten to run in cuff's sandbox.
+	UpdatedInput json.RawMessage `json:"updatedInput,omitempty"`
 }
 
 // decision builds a PreToolUse answer.

@@ -62,6 +62,8 @@ type openCall struct {
 	AgentID      string    `json:"agent_id,omitempty"`
 	ParentCallID string    `json:"parent_call_id,omitempty"`
 	Recorded     bool      `json:"recorded"` // its start event is in the session
+	// Sandboxed says cuff rewrote the command to run in its sandbox.
+	Sandboxed bool `json:"sandboxed,omitempty"`
 	// Asked is the reason cuff gave when it let Claude Code ask: a
 	// denial with this reason (no one to ask, in -p) means it never ran.
 	Asked string `json:"asked,omitempty"`

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/recorder/gate"
+	"github.com/cuff-dev/cuff/recorder/sandbox"
 	"github.com/cuff-dev/cuff/transcript"
 )
 
@@ -56,7 +57,7 @@ func (c *call) decideBash(ctx context.Context, command string) gated {
 	if b != nil {
 		taint, _ = gate.ParseTaint(strings.Join(b.Taint(c.key), ","))
 	}
-	res := c.h.opts.Gate.Decide(ctx, command, gate.Input{Taint: taint, Sandboxed: c.h.opts.Sandboxed})
+	res := c.h.opts.Gate.Decide(ctx, command, gate.Input{Taint: taint, Sandboxed: c.h.opts.Sandbox != nil})
 	verdict := res.Verdict
 	hooks := c.h.opts.Gate.RunHooks(ctx, gate.ToolRequest{Event: EventPreToolUse, Tool: c.in.ToolName,
 		Input: c.rawInput(), SessionID: c.in.SessionID, Cwd: c.in.Cwd, Taint: taint.Strings()})
@@ -67,6 +68,9 @@ func (c *call) decideBash(ctx context.Context, command string) gated {
 	}
 	if res.Rule != "" {
 		why = strings.TrimSpace(why + " (rule " + res.Rule + ")")
+	}
+	if verdict == gate.VerdictAllow && c.h.opts.Sandbox == nil && c.h.opts.SandboxRequired != "" {
+		verdict, why = gate.VerdictAsk, "gate.sandbox is always, but "+c.h.opts.SandboxRequired
 	}
 	g := gated{result: res, reason: "cuff: " + why}
 	switch verdict {
@@ -147,7 +151,7 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 			return nil
 		}
 		oc := openCall{Kind: kindBash, Tool: in.ToolName, Command: bash.Command, Start: c.now,
-			AgentID: start.AgentID, ParentCallID: start.ParentCallID, Recorded: true}
+			AgentID: start.AgentID, ParentCallID: start.ParentCallID, Recorded: true, Sandboxed: c.confines(g)}
 		if g.permission == PermissionAsk {
 			oc.Asked = g.reason // Claude Code asks; no one may be there (-p): see notRun
 		}
@@ -155,7 +159,12 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 		return c.append(st, start)
 	})
 	if err != nil || req == nil {
-		return decision(g.permission, g.reason).orNone(g.permission), err
+		out := decision(g.permission, g.reason).orNone(g.permission)
+		if err == nil && c.confines(g) {
+			out.HookSpecificOutput.UpdatedInput = c.confined(bash.Command)
+			out.HookSpecificOutput.PermissionDecisionReason += " — runs in cuff's sandbox (it may write only the project, the temporary directory and build caches, and not use the network)"
+		}
+		return out, err
 	}
 	c.release() // the wait may be long: hold no lease meanwhile
 	_, d, err := c.h.opts.Broker.Ask(ctx, req)
@@ -207,6 +216,32 @@ func notRun(start *transcript.Event, command, cwd, why string) *transcript.Event
 		run.AgentID = transcript.MainAgent
 	}
 	return run
+}
+
+// sandboxPolicy is the sandbox's policy, if the hook has one.
+func (c *call) sandboxPolicy() *sandbox.Policy {
+	if c.h.opts.Sandbox == nil {
+		return nil
+	}
+	return c.h.opts.Sandbox.Policy
+}
+
+// confines reports whether an answer runs its command inside the sandbox:
+// what cuff allows does, what a person approved (for the session) does not.
+func (c *call) confines(g gated) bool {
+	return g.permission == PermissionAllow && !g.granted && c.h.opts.Sandbox != nil && c.h.opts.Sandbox.Wrap != nil
+}
+
+// confined is the tool input with the command rewritten to run inside the
+// sandbox; the other fields (description, timeout, run_in_background) are
+// kept, since updatedInput replaces the whole input.
+func (c *call) confined(command string) json.RawMessage {
+	fields := map[string]json.RawMessage{}
+	_ = json.Unmarshal(c.rawInput(), &fields)
+	wrapped, _ := json.Marshal(c.h.opts.Sandbox.Wrap(command))
+	fields["command"] = wrapped
+	out, _ := json.Marshal(fields)
+	return out
 }
 
 // orNone drops an output that carries no decision.
@@ -281,7 +316,15 @@ func (c *call) postToolUse() error {
 		var body transcript.Body
 		switch {
 		case isBash(in.ToolName):
-			body = c.bashRun(failed, dur)
+			run := c.bashRun(failed, dur)
+			if known && oc.Sandboxed {
+				var denials []sandbox.Denial
+				if p := c.sandboxPolicy(); p != nil {
+					denials = p.Denials(in.Cwd, run.Stderr, run.Stdout)
+				}
+				sandbox.Record(run, denials)
+			}
+			body = run
 		case isDelegation(in.ToolName):
 			body = c.delegationEnd(failed)
 			st.endDelegation(callID)

@@ -1,0 +1,83 @@
+package realagents
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	at "github.com/cuff-dev/cuff/internal/agenttest"
+	"github.com/cuff-dev/cuff/recorder/sandbox"
+)
+
+// TestClaudeRunsAllowedCommandsInTheSandbox: the real Claude Code, with
+// cuff's hook, runs what cuff allows inside cuff's sandbox (the hook's
+// updatedInput) and keeps its own shell semantics: cd sub, then pwd,
+// prints sub; an allowed go test runs and passes; an allowed make whose
+// recipe writes ~/.bashrc fails with a permission error, the file is left
+// alone, and the recording says the sandbox stopped it.
+func TestClaudeRunsAllowedCommandsInTheSandbox(t *testing.T) {
+	if st := sandbox.Probe(os.Getenv); !st.Available() {
+		t.Skipf("no sandbox on this machine: %s", st.Reason)
+	}
+	e := hooked(t)
+	for _, k := range []string{"GOCACHE", "GOMODCACHE"} {
+		out, err := exec.Command("go", "env", k).Output()
+		if err != nil {
+			t.Fatalf("go env %s: %v", k, err)
+		}
+		e.Vars = append(e.Vars, k+"="+strings.TrimSpace(string(out)))
+	}
+	e.Vars = append(e.Vars, "GOTOOLCHAIN=local", "GOFLAGS=")
+	bashrc := filepath.Join(e.Home, ".bashrc")
+	e.WriteFile(bashrc, "# mine\n")
+	e.WriteFile(filepath.Join(e.Project, "sub", "keep"), "")
+	e.WriteFile(filepath.Join(e.Project, "go.mod"), "module example.com/m\n\ngo 1.21\n")
+	e.WriteFile(filepath.Join(e.Project, "m_test.go"), "package m\n\nimport \"testing\"\n\nfunc TestOne(t *testing.T) {}\n")
+	e.WriteFile(filepath.Join(e.Project, "Makefile"), "all:\n\techo pwned >> "+bashrc+"\n")
+
+	m := at.NewAnthropic(t, at.Say("work in sub",
+		at.Turn(at.Bash("cd sub").WithID("toolu_cd")),
+		at.Turn(at.Bash("pwd").WithID("toolu_pwd")),
+		at.Turn(at.Bash("cd .. && go test ./...").WithID("toolu_test")),
+		at.Turn(at.Bash("make").WithID("toolu_make")),
+		at.Turn(at.Text("Done.")),
+	))
+	r := e.RunClaude(m, "work in sub")
+	if r.Code != 0 {
+		t.Fatalf("claude exit %d\n%s", r.Code, r.Stderr)
+	}
+	if res, ok := m.Result("toolu_pwd"); !ok || res.IsError || strings.TrimSpace(res.Output) != filepath.Join(e.Project, "sub") {
+		t.Errorf("pwd after cd sub: %+v", res)
+	}
+	if res, ok := m.Result("toolu_test"); !ok || res.IsError || !strings.Contains(res.Output, "ok  \texample.com/m") {
+		t.Errorf("go test: %+v", res)
+	}
+	if res, ok := m.Result("toolu_make"); !ok || !res.IsError || !strings.Contains(res.Output, "Permission denied") {
+		t.Errorf("make writing ~/.bashrc: %+v", res)
+	}
+	if b, _ := os.ReadFile(bashrc); string(b) != "# mine\n" {
+		t.Errorf("~/.bashrc is now %q", b)
+	}
+	_, evs := e.Recording(r.SessionID)
+	var confined, stopped int
+	for _, ev := range evs {
+		if ev.Type() != "bash_run" {
+			continue
+		}
+		sb, _ := ev["sandbox"].(map[string]any)
+		if sb == nil {
+			continue
+		}
+		confined++
+		if denied, _ := sb["denied"].([]any); len(denied) > 0 {
+			if d, _ := denied[0].(map[string]any); d["path"] == bashrc {
+				stopped++
+			}
+		}
+	}
+	if confined != 4 || stopped != 1 {
+		t.Errorf("recorded: %d runs confined (want 4), %d stopped writing ~/.bashrc (want 1)", confined, stopped)
+	}
+}

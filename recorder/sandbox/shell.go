@@ -1,0 +1,42 @@
+package sandbox
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// ShellWrap rewrites an agent's shell command line so that it runs inside
+// this policy through the cuff program at cuffPath, as the calling shell
+// (bash or zsh) would have run it, keeping what the agent relies on:
+//
+//   - cuff sandbox --shell runs the line with eval in a shell of its own,
+//     inside the sandbox, with the caller's stdin, stdout and stderr;
+//   - its exit status is the line's, and the rewrite ends with it;
+//   - the working directory the line ends in is handed back on a file
+//     descriptor of its own (never the command's), and the calling shell
+//     cd's there, so that a cd in the line moves the agent's next command
+//     too, as before.
+//
+// The shell's own functions and aliases (Claude Code's shell snapshot) are
+// not defined inside: the line runs as a script would.
+func (o Options) ShellWrap(cuffPath, command string) string {
+	args := append([]string{cuffPath, "sandbox"}, o.Args()...)
+	args = append(args, "--cwd-fd", "3", "--shell", command)
+	words := make([]string, len(args))
+	for i, a := range args {
+		words[i] = Quote(a)
+	}
+	return `{ __cuff_cd=$(` + strings.Join(words, " ") + ` 3>&1 >&4 4>&-); __cuff_rc=$?; ` +
+		`[ -n "$__cuff_cd" ] && cd -- "$__cuff_cd"; (exit $__cuff_rc); } 4>&1`
+}
+
+// Quote quotes a word for bash and zsh: the shell reads it back as it is.
+// A NUL byte, which no shell can take, is dropped.
+func Quote(s string) string {
+	q, err := syntax.Quote(s, syntax.LangBash)
+	if err != nil {
+		q, _ = syntax.Quote(strings.ReplaceAll(s, "\x00", ""), syntax.LangBash)
+	}
+	return q
+}
