@@ -66,6 +66,9 @@ func TestClaudeRunsAllowedCommandsInTheSandbox(t *testing.T) {
 		if ev.Type() != "bash_run" {
 			continue
 		}
+		if cmd := ev.Str("command"); strings.Contains(cmd, "__cuff_cd") {
+			t.Errorf("recorded the rewrite, not the agent's command: %s", cmd)
+		}
 		sb, _ := ev["sandbox"].(map[string]any)
 		if sb == nil {
 			continue

@@ -303,6 +303,9 @@ func (c *call) postToolUse() error {
 			case isBash(in.ToolName):
 				var b bashInput
 				_ = json.Unmarshal(c.rawInput(), &b)
+				if orig, ok := sandbox.Unwrap(b.Command); ok {
+					b.Command = orig
+				}
 				body = &transcript.BashStart{Command: b.Command, WorkingDirectory: in.Cwd}
 			case isDelegation(in.ToolName):
 				body = &transcript.Delegation{Phase: transcript.PhaseStart}
@@ -317,7 +320,11 @@ func (c *call) postToolUse() error {
 		switch {
 		case isBash(in.ToolName):
 			run := c.bashRun(failed, dur)
-			if known && oc.Sandboxed {
+			orig, wrapped := sandbox.Unwrap(run.Command)
+			if wrapped {
+				run.Command = orig // Claude Code reports the input it ran: cuff's rewrite
+			}
+			if wrapped || (known && oc.Sandboxed) {
 				var denials []sandbox.Denial
 				if p := c.sandboxPolicy(); p != nil {
 					denials = p.Denials(in.Cwd, run.Stderr, run.Stdout)

@@ -80,7 +80,7 @@ func toolCaches(home string, getenv func(string) string) []toolCache {
 	if npm == "" {
 		npm = filepath.Join(home, ".npm")
 	}
-	add(expand(npm, home, home), "npm cache", "npm", "npx")
+	add(expandPath(npm, home, home), "npm cache", "npm", "npx")
 	pnpm := firstSet(getenv, "npm_config_store_dir", "PNPM_STORE_DIR")
 	if pnpm == "" {
 		pnpm = filepath.Join(dataHome, "pnpm", "store")

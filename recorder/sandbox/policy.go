@@ -140,7 +140,7 @@ func New(o Options) (*Policy, error) {
 		why   string
 	}{{o.Write, "--write"}, {o.Settings, "sandbox.writable"}} {
 		for _, raw := range w.paths {
-			path := expand(raw, home, root)
+			path := expandPath(raw, home, root)
 			if _, err := os.Lstat(path); err != nil {
 				return nil, fmt.Errorf("sandbox: %s %s: %w", w.why, raw, err)
 			}
@@ -286,9 +286,9 @@ func protectedPlaces(paths resolver, home string, extra []string, getenv func(st
 	return slices.Compact(out)
 }
 
-// expand reads a path as a person writes it: ~ is the home directory, a
+// expandPath reads a path as a person writes it: ~ is the home directory, a
 // relative path starts at root.
-func expand(p, home, root string) string {
+func expandPath(p, home, root string) string {
 	switch {
 	case p == "~":
 		return home

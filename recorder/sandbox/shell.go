@@ -3,6 +3,7 @@ package sandbox
 import (
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -39,4 +40,41 @@ func Quote(s string) string {
 		q, _ = syntax.Quote(strings.ReplaceAll(s, "\x00", ""), syntax.LangBash)
 	}
 	return q
+}
+
+// wrapStart and wrapEnd are how every ShellWrap rewrite begins and ends.
+const (
+	wrapStart = "{ __cuff_cd=$("
+	wrapEnd   = "} 4>&1"
+)
+
+// Unwrap gives back the command line that ShellWrap rewrote, and whether
+// command is such a rewrite (an agent reports the command it ran, which is
+// the rewrite; the recording shows what the agent asked for).
+func Unwrap(command string) (string, bool) {
+	if !strings.HasPrefix(command, wrapStart) || !strings.HasSuffix(command, wrapEnd) {
+		return "", false
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader(command), "")
+	if err != nil {
+		return "", false
+	}
+	var line string
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		call, ok := n.(*syntax.CallExpr)
+		if !ok || found || len(call.Args) < 2 || call.Args[1].Lit() != "sandbox" {
+			return !found
+		}
+		for i, w := range call.Args[:len(call.Args)-1] {
+			if w.Lit() == "--shell" {
+				if v, err := expand.Literal(nil, call.Args[i+1]); err == nil {
+					line, found = v, true
+				}
+				break
+			}
+		}
+		return !found
+	})
+	return line, found
 }
