@@ -383,3 +383,57 @@ func TestSandboxWritableComesFromTheUserOnly(t *testing.T) {
 		t.Errorf("write to the user's sandbox.writable: %+v", r)
 	}
 }
+
+// benchProcess runs one process per iteration with the sandbox test
+// environment; the benchmarks below pair each cuff command with the
+// obvious alternative, run the same way, for the overhead.
+func benchProcess(b *testing.B, dir string, env []string, argv ...string) {
+	for b.Loop() {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %v %s", argv, err, out)
+		}
+	}
+}
+
+func sandboxBenchEnv(b *testing.B) *sandboxEnv {
+	if st := sandbox.Probe(os.Getenv); !st.Available() {
+		b.Skipf("no sandbox on this machine: %s", st.Reason)
+	}
+	base := b.TempDir()
+	e := &sandboxEnv{proj: filepath.Join(base, "proj"), home: filepath.Join(base, "home"),
+		tmp: filepath.Join(base, "tmp"), state: filepath.Join(base, "state")}
+	for _, d := range []string{filepath.Join(e.proj, ".git"), e.home, e.tmp, e.state} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	e.env = []string{"HOME=" + e.home, "TMPDIR=" + e.tmp, "CUFF_STATE_DIR=" + e.state, "CUFF_DIR="}
+	return e
+}
+
+// BenchmarkTrue is /bin/true, the floor of BenchmarkSandboxTrue.
+func BenchmarkTrue(b *testing.B) {
+	e := sandboxBenchEnv(b)
+	benchProcess(b, e.proj, e.env, "/bin/true")
+}
+
+// BenchmarkSandboxTrue is cuff sandbox -- true (goal: ≤ 8 ms over true).
+func BenchmarkSandboxTrue(b *testing.B) {
+	e := sandboxBenchEnv(b)
+	benchProcess(b, e.proj, e.env, cuffBin, "sandbox", "--", "/bin/true")
+}
+
+// BenchmarkBashTrue is bash -c true, the floor of BenchmarkExecSandboxTrue.
+func BenchmarkBashTrue(b *testing.B) {
+	e := sandboxBenchEnv(b)
+	benchProcess(b, e.proj, e.env, "bash", "-c", "true")
+}
+
+// BenchmarkExecSandboxTrue is cuff exec --sandbox -- true, recorded
+// (goal: ≤ 30 ms over bash -c true).
+func BenchmarkExecSandboxTrue(b *testing.B) {
+	e := sandboxBenchEnv(b)
+	benchProcess(b, e.proj, e.env, cuffBin, "exec", "--sandbox", "--", "true")
+}
