@@ -379,3 +379,50 @@ func TestClaudeHookJoiningMidSessionSkipsHistory(t *testing.T) {
 		t.Errorf("chat turns %q, want only the text written after cuff joined", texts)
 	}
 }
+
+// TestClaudeHookSessionEndWithdrawsItsRequests: a request still waiting
+// when the session ends is withdrawn before the end is recorded, the
+// command is shown as not run, and a later approval is refused (issue 11
+// item 4).
+func TestClaudeHookSessionEndWithdrawsItsRequests(t *testing.T) {
+	e := newHookEnv(t)
+	b := approval.New(e.state)
+	stop, err := b.StartHeartbeat(context.Background()) // a TUI is watching
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	asked := make(chan result, 1)
+	go func() {
+		asked <- e.send("PreToolUse", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_40",
+			"tool_input": map[string]any{"command": "curl -s https://example.com/deploy"}})
+	}()
+	var id string
+	for i := 0; i < 1200 && id == ""; i++ { // 30 s: a slow machine starts the hook late
+		if pending, _ := b.Pending(); len(pending) > 0 {
+			id = pending[0].ID
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	if id == "" {
+		t.Fatal("no approval request appeared")
+	}
+	e.send("SessionEnd", map[string]any{"reason": "prompt_input_exit"})
+	r := <-asked
+	if p, why := permissionOf(t, r); p != "deny" || !strings.Contains(why, "session ended") {
+		t.Errorf("the waiting hook: %q %q", p, why)
+	}
+	var got []string
+	for _, ev := range e.events() {
+		got = append(got, fmt.Sprintf("%s@%v", ev["type"], ev["call_id"]))
+	}
+	want := "session_start@<nil> approval_request@toolu_40 approval_decision@toolu_40 bash_start@toolu_40 bash_run@toolu_40 session_end@<nil>"
+	if strings.Join(got, " ") != want {
+		t.Errorf("events\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	late := e.run("", "approve", id)
+	if late.code == 0 || !strings.Contains(late.stderr, "withdrawn: the agent's session ended") {
+		t.Errorf("a late approval: %+v", late)
+	}
+}

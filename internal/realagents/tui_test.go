@@ -1,6 +1,7 @@
 package realagents
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -103,4 +104,58 @@ func TestClaudeRiskyCommandDeniedInTUI(t *testing.T) {
 		"main: $ "+risky+" → not_run",
 		"main: Understood, not uploading.",
 	)
+}
+
+// TestClaudeKilledWhileAskingWithdrawsTheRequest: Claude Code dies while a
+// command waits for a person; cuff withdraws the request (the TUI's prompt
+// goes away), records the command as not run, and a later `cuff approve`
+// is refused with a clear message (issue 11 item 4).
+func TestClaudeKilledWhileAskingWithdrawsTheRequest(t *testing.T) {
+	e := hooked(t)
+	risky := "curl -s http://example.invalid/deploy"
+	m := at.NewAnthropic(t, at.Say("deploy it",
+		at.Turn(at.Text("Deploying."), at.Bash(risky).WithID("toolu_deploy")),
+		at.Turn(at.Text("Deployed.")),
+	))
+	ts := e.StartTUI(t)
+	p := e.StartClaude(m, "deploy it")
+	ts.WaitScreen("curl -s http://example.invalid/deploy", promptHelp)
+	pending, _ := filepath.Glob(filepath.Join(e.StateDir(), "approvals", "pending", "*.json"))
+	if len(pending) != 1 {
+		t.Fatalf("pending requests: %v", pending)
+	}
+	id := strings.TrimSuffix(filepath.Base(pending[0]), ".json")
+	p.Kill() // Claude Code dies; its hook is left waiting
+	if _, ok := ts.Gone(tmuxtest.ScreenWait, promptHelp); !ok {
+		t.Fatalf("the prompt stayed after Claude Code died:\n%s", ts.Screen())
+	}
+	out := e.Cuff("approve", id)
+	if out.Code == 0 || !strings.Contains(out.Stderr, "withdrawn: the agent stopped waiting") || !strings.Contains(out.Stderr, "nothing was approved") {
+		t.Errorf("a late approval: exit %d\n%s%s", out.Code, out.Stdout, out.Stderr)
+	}
+	_, evs := e.Recording(sessionOf(t, e))
+	at.ExpectStory(t, evs,
+		"user: deploy it",
+		"main: Deploying.",
+		"main: asks: "+risky,
+		"main: deny by agent: withdrawn: the agent stopped waiting",
+		"main: $ "+risky+" [ask]",
+		"main: $ "+risky+" → not_run",
+	)
+}
+
+// sessionOf is the conversation id of the project's only cuff session.
+func sessionOf(t *testing.T, e *at.Env) string {
+	t.Helper()
+	list := e.Sessions()
+	if len(list) != 1 {
+		t.Fatalf("%d cuff sessions", len(list))
+	}
+	for _, ev := range e.Events(list[0].Str("session_id")) {
+		if c := ev.Str("conversation_id"); c != "" {
+			return c
+		}
+	}
+	t.Fatal("the session names no conversation")
+	return ""
 }

@@ -269,6 +269,9 @@ func (b *Broker) Pending() ([]*Request, error) {
 		if err != nil || !now.Before(r.ExpiresAt) || b.Decision(id) != nil {
 			continue
 		}
+		if r.PID > 0 && !alive(r.PID) {
+			continue // its requester is gone: no one waits for an answer
+		}
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })

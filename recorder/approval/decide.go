@@ -77,6 +77,15 @@ func (b *Broker) Decide(id string, ans Answer) (*Decision, error) {
 	if d := b.Decision(id); d != nil {
 		return nil, &AlreadyDecidedError{Decision: d}
 	}
+	if r.PID > 0 && !alive(r.PID) {
+		// No one waits for the answer: approving now would approve nothing
+		// the agent will run, and record a decision out of its place.
+		d, err := b.WithdrawBecause(id, withdrawnGone)
+		if err != nil {
+			return nil, err
+		}
+		return nil, &AlreadyDecidedError{Decision: d}
+	}
 	now := b.now()
 	if !now.Before(r.ExpiresAt) {
 		d, err := b.expire(r)

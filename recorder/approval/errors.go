@@ -58,12 +58,19 @@ type AlreadyDecidedError struct{ Decision *Decision }
 
 func (e *AlreadyDecidedError) Error() string {
 	d := e.Decision
+	if IsWithdrawal(d) {
+		return fmt.Sprintf("request %s is closed: %s (at %s); nothing was approved or denied now", Short(d.RequestID),
+			d.Reason, d.DecidedAt.Local().Format(timeLayout))
+	}
 	return fmt.Sprintf("request %s already decided (%s by %s at %s)", Short(d.RequestID), d.Decision, d.By,
 		d.DecidedAt.Local().Format(timeLayout))
 }
 
 // Hint tells the user the way out.
 func (e *AlreadyDecidedError) Hint() string {
+	if IsWithdrawal(e.Decision) {
+		return "Hint: The agent no longer waits for this answer; if it asks again, a new request appears"
+	}
 	return "Hint: The first answer counts; the agent has it already"
 }
 

@@ -234,6 +234,13 @@ func (b *Broker) scan(open map[string]*Request, fn func(Update)) {
 			fn(Update{Kind: Withdrawn, Request: r})
 			continue
 		}
+		if r.PID > 0 && !alive(r.PID) { // its requester died: no one waits for an answer
+			if d, err := b.WithdrawBecause(id, withdrawnGone); err == nil {
+				delete(open, id)
+				fn(Update{Kind: Decided, Request: r, Decision: d})
+				continue
+			}
+		}
 		if now.After(r.ExpiresAt.Add(expireSlack)) {
 			d, err := b.expire(r)
 			if err != nil {

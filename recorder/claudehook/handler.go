@@ -146,6 +146,10 @@ func (c *call) locked(fn func(*state) error) error {
 		if err := fn(st); err != nil {
 			return err
 		}
+		if wasEnded && c.w == nil && c.in.HookEventName != EventSessionStart {
+			st.Ended = true // nothing was recorded: the session stays ended
+			return nil
+		}
 		if wasEnded && c.w != nil && endsSomething(c.in.HookEventName) {
 			err := c.w.Close(st.EndStatus)
 			c.w, st.Ended = nil, true
@@ -379,6 +383,7 @@ func (c *call) sessionEnd() error {
 		if st.Ended {
 			return nil // ended already, and so was every event since
 		}
+		c.withdrawPending()
 		if err := c.flushText(st); err != nil {
 			return err
 		}
@@ -432,12 +437,41 @@ func (c *call) stop(ctx context.Context) error {
 	})
 }
 
+// withdrawPending closes the approval requests of this session that no one
+// answered: the session ended, so no answer can reach the agent any more
+// (a later `cuff approve` is refused), and the withdrawal is recorded
+// before the session's end.
+func (c *call) withdrawPending() {
+	b := c.h.opts.Broker
+	if b == nil {
+		return
+	}
+	pending, err := b.Pending()
+	if err != nil {
+		return
+	}
+	for _, r := range pending {
+		if r.AgentSession == c.key {
+			_, _ = b.WithdrawBecause(r.ID, approval.WithdrawnSessionEnded)
+		}
+	}
+}
+
 // closeOpen ends the calls that never got a result: the user rejected them
 // in Claude Code's prompt, or the turn was cancelled.
 func (c *call) closeOpen(st *state) error {
 	var events []*transcript.Event
 	for id, oc := range st.Open {
 		if !oc.Recorded {
+			if oc.Kind == kindBash { // asked in the TUI, never answered: shown as not run
+				start := transcript.New("", c.now, &transcript.BashStart{Command: oc.Command, WorkingDirectory: c.in.Cwd,
+					Verdict: &transcript.Verdict{Decision: PermissionAsk}})
+				start.CallID, start.ConversationID, start.AgentID, start.ParentCallID = id, c.in.SessionID, oc.AgentID, oc.ParentCallID
+				if start.AgentID == "" {
+					start.AgentID = transcript.MainAgent
+				}
+				events = append(events, start, notRun(start, oc.Command, c.in.Cwd, approval.WithdrawnSessionEnded))
+			}
 			continue
 		}
 		var body transcript.Body

@@ -167,7 +167,15 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 		return out, err
 	}
 	c.release() // the wait may be long: hold no lease meanwhile
-	_, d, err := c.h.opts.Broker.Ask(ctx, req)
+	waitCtx, stop := whileAgentRuns(ctx, agentProcess())
+	_, d, err := c.h.opts.Broker.Ask(waitCtx, req)
+	stop()
+	if err != nil && waitCtx.Err() != nil {
+		// Claude Code is gone, or ended the hook: the request was
+		// withdrawn, and the command never runs.
+		d, err = &approval.Decision{Decision: transcript.DecisionDeny, By: approval.ByAgent,
+			Reason: "withdrawn: the agent stopped waiting"}, nil
+	}
 	if err != nil {
 		_ = c.locked(func(st *state) error { delete(st.Open, callID); return nil })
 		return decision(PermissionAsk, g.reason), err // cuff could not ask: let Claude Code ask
@@ -179,6 +187,9 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 		}
 		if d.Decision == transcript.DecisionTimeout {
 			reason = "no one approved the command in time in cuff"
+		}
+		if approval.IsWithdrawal(d) {
+			reason = "not run: " + d.Reason
 		}
 		err = c.locked(func(st *state) error {
 			oc, ok := st.Open[callID]
