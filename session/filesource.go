@@ -66,7 +66,7 @@ func (f *FileSource) Name() string { return FileSourceName }
 
 // Info describes the file's session for a listing.
 func (f *FileSource) Info() Info {
-	in := Info{ID: f.id, Source: FileSourceName, Path: f.path, Live: true, Status: transcript.StatusActive,
+	in := Info{ID: f.id, Source: FileSourceName, Path: f.path, Status: transcript.StatusActive,
 		Events: Unknown, Turns: Unknown, ToolCalls: Unknown, Commands: Unknown, Failures: Unknown}
 	if fi, err := os.Stat(f.path); err == nil {
 		in.SizeBytes, in.Updated = fi.Size(), fi.ModTime()

@@ -176,7 +176,7 @@ func (f *FolderSource) List(ctx context.Context) ([]Info, error) {
 			f.dirty = true
 		}
 		info := c.Info
-		info.Live = now.Sub(fi.ModTime()) < LiveWindow
+		info.Live = IsLive(false, false, info.Updated, fi.ModTime(), now)
 		switch {
 		case info.Live:
 			info.Status = transcript.StatusActive

@@ -229,9 +229,12 @@ func TestForeignStatusIsNotCachedLive(t *testing.T) {
 	claudeDir := filepath.Join(home, "claude")
 	file := filepath.Join(claudeDir, "projects", "-home-dev-shop", "0b3c8a52-1111-4222-8333-444455556666.jsonl")
 	copyFile(t, claudeFixture, file)
-	os.Chtimes(file, time.Now(), time.Now()) // written just now
+	// Listed seconds after its last record was appended.
+	appended := time.Date(2026, 3, 1, 10, 2, 10, 0, time.UTC)
+	os.Chtimes(file, appended, appended)
 	cache := filepath.Join(home, "state", "claude.json")
 	src := ClaudeSource(claudeDir, cache)
+	src.Now = func() time.Time { return appended.Add(5 * time.Second) }
 	infos, err := src.List(context.Background())
 	if err != nil || len(infos) != 1 || !infos[0].Live || infos[0].Status != transcript.StatusActive {
 		t.Fatalf("a file just written: %+v %v", infos, err)
@@ -240,7 +243,7 @@ func TestForeignStatusIsNotCachedLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	later := ClaudeSource(claudeDir, cache)
-	later.Now = func() time.Time { return time.Now().Add(2 * time.Hour) }
+	later.Now = func() time.Time { return appended.Add(2 * time.Hour) }
 	infos, err = later.List(context.Background())
 	if err != nil || len(infos) != 1 || infos[0].Live || infos[0].Status == transcript.StatusActive {
 		t.Errorf("two hours later: %+v %v", infos, err)

@@ -18,10 +18,6 @@ import (
 // IndexVersion is the version string written into index.json.
 const IndexVersion = "1.0"
 
-// LiveWindow is how recently a session file must have changed for the
-// session to count as live when no writer holds its lease.
-const LiveWindow = 60 * time.Second
-
 // StatusIdle is the status of a session that has not ended, has no writer
 // and no command left running: it may be appended to again (a per-day
 // session between commands, an agent between turns).
@@ -153,7 +149,7 @@ func (s *Store) Sessions() ([]*Meta, error) {
 	out := make([]*Meta, 0, len(ix.Sessions))
 	now := time.Now()
 	for _, m := range ix.Sessions {
-		m.Live = !m.Ended && (s.leaseHeld(m.SessionID) || now.Sub(time.Unix(0, m.FileModTime)) < LiveWindow)
+		m.Live = IsLive(m.Ended, !m.Ended && s.leaseHeld(m.SessionID), m.LastUpdated, time.Unix(0, m.FileModTime), now)
 		if !m.Ended && !m.Live {
 			m.Status = StatusIdle
 			if len(m.OpenCalls) > 0 {

@@ -47,8 +47,9 @@ type Meta struct {
 	FileModTime    int64           `json:"file_mtime_ns"`
 	SummarizedUpTo int64           `json:"summarized_bytes"`
 
-	// Live is computed when listing: a writer holds the session's lease or
-	// its file changed within LiveWindow. It is never stored.
+	// Live is computed when listing (IsLive): the session has not ended and
+	// a writer holds its lease or it was appended to within LiveWindow. It
+	// is never stored.
 	Live bool `json:"-"`
 }
 

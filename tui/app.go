@@ -113,6 +113,8 @@ type Model struct {
 	gen           int
 	waiting       bool // watch mode, no live session yet
 	ticking       bool
+	refreshing    bool      // a refresh tick is on its way
+	quietAt       time.Time // a quietMsg is due then
 	toast         toast
 	answered      map[string]bool // requests answered or put off here
 	queue         approvalQueue   // pending requests from the feed
@@ -149,6 +151,8 @@ func New(opts Options) Model {
 		closed:   map[string]bool{},
 		queue:    newApprovalQueue(),
 		started:  opts.Now(),
+		// Init starts the refresh ticks unless it opens a named session.
+		refreshing: !(opts.Mode == ModeWatch && opts.Watch != nil),
 	}
 	m.viewer.SetCanAnswer(opts.Approver != nil)
 	return m
@@ -190,6 +194,33 @@ func (m Model) refreshTick() tea.Cmd {
 	return tea.Tick(refreshInterval, func(time.Time) tea.Msg { return refreshMsg{} })
 }
 
+// ensureRefresh starts the refresh ticks if they are not running: one
+// chain only, however often it is asked.
+func (m *Model) ensureRefresh() tea.Cmd {
+	if m.refreshing {
+		return nil
+	}
+	m.refreshing = true
+	return m.refreshTick()
+}
+
+// quietMsg comes when the open session may have stopped being live.
+type quietMsg struct{}
+
+// watchQuiet arranges a redraw for when the open session stops being live
+// if nothing more happens; no timer runs when that does not depend on time.
+func (m *Model) watchQuiet() tea.Cmd {
+	at := m.viewer.QuietAt()
+	if at.IsZero() || !at.After(m.quietAt) {
+		return nil
+	}
+	m.quietAt = at
+	return tea.Tick(at.Sub(m.opts.Now())+quietSlack, func(time.Time) tea.Msg { return quietMsg{} })
+}
+
+// quietSlack lets a quietMsg arrive just after the moment it is for.
+const quietSlack = 50 * time.Millisecond
+
 // ensureTick starts the spinner/toast tick if it is not running.
 func (m *Model) ensureTick() tea.Cmd {
 	if m.ticking {
@@ -230,10 +261,11 @@ func (m *Model) openSession(info session.Info) tea.Cmd {
 	m.target = t
 	m.feed = feed.New(m.opts.Context, m.gen, t)
 	m.viewer.Open(m.gen, info)
-	m.viewer.SetLive(m.opts.Mode == ModeWatch || info.Live)
+	m.viewer.SetLive(m.opts.Mode == ModeWatch || info.Live) // follow it
 	m.open, m.waiting, m.focus = true, false, focusViewer
+	m.quietAt = time.Time{}
 	m.layout()
-	return tea.Batch(m.feed.Run, m.feed.Wait, m.ensureTick())
+	return tea.Batch(m.feed.Run, m.feed.Wait, m.ensureTick(), m.ensureRefresh())
 }
 
 // layout hands the pages their sizes.

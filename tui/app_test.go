@@ -447,3 +447,26 @@ func TestFixedThemeIgnoresTheTerminalBackground(t *testing.T) {
 		t.Error("auto theme did not follow a light terminal")
 	}
 }
+
+// TestOneRefreshChain: while cuff watch waits for a live session, every
+// listing used to start one more refresh timer (their number doubled every
+// two seconds); there is one chain however many listings arrive.
+func TestOneRefreshChain(t *testing.T) {
+	m := New(Options{Mode: ModeWatch})
+	next, _ := m.Update(browser.ListedMsg{})
+	m = next.(Model)
+	if !m.refreshing || !m.waiting {
+		t.Fatalf("refreshing %v, waiting %v", m.refreshing, m.waiting)
+	}
+	for range 3 {
+		next, cmd := m.Update(browser.ListedMsg{})
+		m = next.(Model)
+		if cmd != nil {
+			t.Fatal("a listing while a refresh is due starts another timer")
+		}
+	}
+	next, cmd := m.Update(refreshMsg{})
+	if m = next.(Model); cmd == nil || !m.refreshing {
+		t.Fatal("the refresh tick does not re-arm itself")
+	}
+}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"slices"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -36,10 +37,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case browser.RefreshMsg:
 		return m, browser.List(m.opts.Context, m.opts.Sources)
 	case refreshMsg:
-		if m.opts.Mode == ModeBrowse || m.waiting {
-			return m, tea.Batch(browser.List(m.opts.Context, m.opts.Sources), m.refreshTick())
+		m.refreshing = false
+		if m.opts.Mode == ModeBrowse || m.waiting || m.open {
+			return m, tea.Batch(browser.List(m.opts.Context, m.opts.Sources), m.ensureRefresh())
 		}
 		return m, nil
+	case quietMsg:
+		m.quietAt = time.Time{}
+		return m, m.watchQuiet() // redrawn; again if something arrived since
 	case feed.Msg:
 		return m.applyFeed(msg)
 	case tickMsg:
@@ -172,7 +177,17 @@ func (m Model) helpDialog() dialog.Dialog {
 func (m Model) listed(msg browser.ListedMsg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	m.browser, cmd = m.browser.Update(msg)
-	if m.opts.Mode != ModeWatch || m.open {
+	if m.open {
+		open := m.viewer.Info()
+		for _, info := range msg.Infos {
+			if info.ID == open.ID && info.Source == open.Source {
+				m.viewer.SetSourceLive(info.Live)
+				break
+			}
+		}
+		return m, tea.Batch(cmd, m.watchQuiet())
+	}
+	if m.opts.Mode != ModeWatch {
 		return m, cmd
 	}
 	for _, info := range msg.Infos {
@@ -181,7 +196,7 @@ func (m Model) listed(msg browser.ListedMsg) (tea.Model, tea.Cmd) {
 		}
 	}
 	m.waiting = true
-	return m, tea.Batch(cmd, m.refreshTick())
+	return m, tea.Batch(cmd, m.ensureRefresh())
 }
 
 // applyFeed shows what a feed brought and waits for more.
@@ -222,7 +237,7 @@ func (m Model) applyFeed(msg feed.Msg) (tea.Model, tea.Cmd) {
 	if !msg.Closed {
 		cmds = append(cmds, m.feed.Wait, m.olderCmd())
 	}
-	cmds = append(cmds, m.viewer.Cmds(), m.ensureTick())
+	cmds = append(cmds, m.viewer.Cmds(), m.ensureTick(), m.watchQuiet())
 	return m, tea.Batch(cmds...)
 }
 

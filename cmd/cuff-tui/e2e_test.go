@@ -55,6 +55,7 @@ const e2eID = "20260118_143052_a7b3c9d2-e4f5"
 // state directory for the approval broker.
 type project struct {
 	root, dir, state string
+	home             string // HOME for cuff; a new one per start when empty
 }
 
 func newProject(t *testing.T) project {
@@ -91,7 +92,10 @@ func (p project) start(t *testing.T) *tmuxtest.Session { return p.startSized(t, 
 
 // startSized runs cuff on the project in a terminal of width×height.
 func (p project) startSized(t *testing.T, width, height int, args ...string) *tmuxtest.Session {
-	home := t.TempDir()
+	home := p.home
+	if home == "" {
+		home = t.TempDir()
+	}
 	env := fmt.Sprintf("env HOME=%s XDG_STATE_HOME=%s/xdg-state XDG_CONFIG_HOME=%s/config CUFF_STATE_DIR=%s TERM=xterm-256color CUFF_DIR= CUFF_TUI= TZ=UTC",
 		home, home, home, p.state)
 	return tmuxtest.StartSized(t, width, height, fmt.Sprintf("%s %s --dir %s %s", env, filepath.Join(binDir, "cuff"), p.dir, strings.Join(args, " ")))

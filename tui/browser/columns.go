@@ -81,14 +81,18 @@ func source(i session.Info) string {
 	return i.Source
 }
 
-// started writes a start time: the time today, else the date.
+// started writes a start time: the time today, the date and time this
+// year, the whole date (year first) before.
 func (c *columns) started(t time.Time) string {
 	if t.IsZero() {
 		return "—"
 	}
 	now := c.now().In(c.loc)
 	lt := t.In(c.loc)
-	if lt.Year() == now.Year() && lt.YearDay() == now.YearDay() {
+	switch {
+	case lt.Year() != now.Year():
+		return lt.Format("2006-01-02")
+	case lt.YearDay() == now.YearDay():
 		return "today " + lt.Format("15:04")
 	}
 	return lt.Format("01-02 15:04")

@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/cuff-dev/cuff/export"
+	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/cuff-dev/cuff/tui/common"
 	"github.com/cuff-dev/cuff/tui/timeline"
@@ -272,10 +273,10 @@ func (m Model) header() []string {
 			status = " · " + common.OneLine(common.Sanitize(e.Status), 16)
 		}
 		badge = m.st.Ended.Render("■ ended" + status)
-	case m.live:
+	case m.Active():
 		badge = m.st.Live.Render("● live")
-	case m.info.Status != "":
-		badge = m.st.Ended.Render(common.OneLine(common.Sanitize(m.info.Status), 16))
+	default:
+		badge = m.st.Ended.Render("○ " + common.OneLine(common.Sanitize(quietStatus(m.info.Status)), 16))
 	}
 	switch {
 	case m.partial && m.onDemand && m.asked:
@@ -293,6 +294,15 @@ func (m Model) header() []string {
 		return []string{first}
 	}
 	return []string{first, m.st.Muted.Render(common.Truncate(m.metaLine(start), m.width)), m.st.Guide.Render(strings.Repeat("─", m.width))}
+}
+
+// quietStatus is what the header says of a session that is neither live
+// nor ended: its listed status, unless that still says it was active.
+func quietStatus(status string) string {
+	if status == "" || status == transcript.StatusActive || status == "live" {
+		return session.StatusIdle
+	}
+	return status
 }
 
 func (m Model) startBody() *transcript.SessionStart {

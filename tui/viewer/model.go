@@ -40,8 +40,13 @@ type Model struct {
 	onDemand, asked, wantTop bool
 	removed                  bool // the followed file was deleted
 	live                     bool // events are being followed
-	loading                  bool
-	err                      string
+	// sourceLive: the session's source says a writer or its agent is at
+	// work (a lease held); lastEvent: when the newest event happened (never
+	// later than it arrived). Together they say whether it is live.
+	sourceLive bool
+	lastEvent  time.Time
+	loading    bool
+	err        string
 
 	width, height int
 
@@ -124,6 +129,7 @@ func (m *Model) Open(gen int, info session.Info) {
 	m.tl = timeline.New()
 	m.partial, m.removed, m.loading, m.live, m.err = false, false, true, false, ""
 	m.onDemand, m.asked, m.wantTop = false, false, false
+	m.sourceLive, m.lastEvent = info.Live, time.Time{}
 	m.vis, m.sel, m.top, m.off = nil, nil, nil, 0
 	m.follow, m.paused, m.newCount, m.filter, m.expandAll = true, false, 0, timeline.FilterAll, false
 	m.expanded = map[int64]bool{}
@@ -178,6 +184,28 @@ func (m *Model) Prepend(older *timeline.Timeline, partial bool) {
 
 // SetLive says whether the session is being followed.
 func (m *Model) SetLive(live bool) { m.live = live }
+
+// SetSourceLive says whether the session's source lists it as live (a
+// writer holds it, or it was just appended to).
+func (m *Model) SetSourceLive(live bool) { m.sourceLive = live }
+
+// Active reports whether the session is live: it has not ended, and its
+// source says so or an event happened within session.LiveWindow.
+func (m Model) Active() bool {
+	if m.tl.End != nil || m.removed {
+		return false
+	}
+	return m.sourceLive || m.now().Sub(m.lastEvent) < session.LiveWindow
+}
+
+// QuietAt is when the session stops being live if nothing more arrives
+// (zero when that does not depend on the clock).
+func (m Model) QuietAt() time.Time {
+	if !m.Active() || m.sourceLive {
+		return time.Time{}
+	}
+	return m.lastEvent.Add(session.LiveWindow)
+}
 
 // SetRemoved marks the followed file as deleted.
 func (m *Model) SetRemoved() {
@@ -243,7 +271,15 @@ func (m *Model) Append(events []*transcript.Event) {
 		return
 	}
 	m.loading = false
+	now := m.now()
 	for _, ev := range events {
+		ts := ev.TS
+		if ts.After(now) {
+			ts = now
+		}
+		if ts.After(m.lastEvent) {
+			m.lastEvent = ts
+		}
 		m.add(ev, "")
 	}
 	m.layout()
