@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // DirName is the name of a project's store directory.
@@ -63,12 +64,14 @@ func (s *Store) warn(format string, args ...any) {
 }
 
 // ensureDirs creates the store's directories (0700), tightening looser
-// ones that already exist.
+// ones that already exist inside the project (the folder that holds Dir):
+// a recordings directory the settings place elsewhere is used as it is.
 func (s *Store) ensureDirs() error {
 	_, err := os.Stat(s.Dir)
 	created := errors.Is(err, fs.ErrNotExist)
+	project := resolved(filepath.Dir(s.Dir))
 	for _, d := range []string{s.Dir, s.Recordings, s.SessionsDir()} {
-		if err := ensureDir(d); err != nil {
+		if err := ensureDir(d, within(resolved(d), project)); err != nil {
 			return err
 		}
 	}
@@ -78,7 +81,31 @@ func (s *Store) ensureDirs() error {
 	return nil
 }
 
-func ensureDir(d string) error {
+// resolved is p with symbolic links resolved as far as p exists.
+func resolved(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	rest := ""
+	for d := abs; ; d = filepath.Dir(d) {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if filepath.Dir(d) == d {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+	}
+}
+
+// within reports whether path p lies in (or is) directory dir.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+func ensureDir(d string, tighten bool) error {
 	fi, err := os.Stat(d)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(d, DirMode); err != nil {
@@ -92,7 +119,7 @@ func ensureDir(d string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("%s is not a directory", d)
 	}
-	if fi.Mode().Perm()&^DirMode != 0 {
+	if tighten && fi.Mode().Perm()&^DirMode != 0 {
 		if err := os.Chmod(d, DirMode); err != nil {
 			return fmt.Errorf("tighten permissions of %s: %w", d, err)
 		}
@@ -107,7 +134,23 @@ func ensureDir(d string) error {
 // first write); with neither up to /, cwd's. The walk stops at the git
 // root so that a stray .cuff above the repository (in the home folder, in
 // /tmp) never takes over a project's recordings.
+//
+// A .cuff that is a symbolic link leading out of the folder that holds it
+// (or nowhere) is refused with a *LinkError: a cloned repository could
+// point it anywhere, and cuff would write, and tighten the modes of, what
+// it points to.
 func Locate(explicit, cwd string) (string, error) {
+	dir, err := locate(explicit, cwd)
+	if err != nil {
+		return "", err
+	}
+	if err := checkLink(dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+func locate(explicit, cwd string) (string, error) {
 	if explicit != "" {
 		abs, err := filepath.Abs(explicit)
 		if err != nil {
@@ -138,4 +181,41 @@ func Locate(explicit, cwd string) (string, error) {
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
+}
+
+// LinkError is a store directory that is a symbolic link leaving the project.
+type LinkError struct {
+	Dir, Target string
+	Dangling    bool
+}
+
+func (e *LinkError) Error() string {
+	if e.Dangling {
+		return fmt.Sprintf("%s is a symbolic link to %s, which does not exist: cuff does not create its store through a link", e.Dir, e.Target)
+	}
+	return fmt.Sprintf("%s is a symbolic link to %s, outside the project %s: cuff refuses a store that leaves the project (a cloned repository could point it anywhere)",
+		e.Dir, e.Target, filepath.Dir(e.Dir))
+}
+
+// Hint tells the user the way out.
+func (e *LinkError) Hint() string {
+	return fmt.Sprintf("Hint: Remove the link (rm %s), or name the store itself with --dir %s", e.Dir, e.Target)
+}
+
+// checkLink refuses a store directory that is a symbolic link whose target
+// is not inside the folder that holds the link.
+func checkLink(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	target, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		link, _ := os.Readlink(dir)
+		return &LinkError{Dir: dir, Target: link, Dangling: true}
+	}
+	if !within(target, resolved(filepath.Dir(dir))) {
+		return &LinkError{Dir: dir, Target: target}
+	}
+	return nil
 }
