@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 
 	"github.com/cuff-dev/cuff/transcript"
@@ -16,12 +15,16 @@ import (
 // cost of an export, so this is the fast way to feed a Sink.
 func FileReader(path func(id string) string) ReadFunc {
 	return func(id string, fn func(*transcript.Event) error) (transcript.ReadStats, error) {
-		f, err := os.Open(path(id))
+		f, err := transcript.Open(path(id))
 		if err != nil {
-			return transcript.ReadStats{}, fmt.Errorf("open session %s: %w", id, err)
+			return transcript.ReadStats{}, fmt.Errorf("session %s: %w", id, err)
 		}
 		defer f.Close()
-		return DecodeParallel(f, fn)
+		fi, err := f.Stat()
+		if err != nil {
+			return transcript.ReadStats{}, err
+		}
+		return DecodeParallel(io.NewSectionReader(f, 0, fi.Size()), fn)
 	}
 }
 
@@ -39,6 +42,11 @@ type decoded struct {
 // core. At most a few chunks are in memory at a time. An error from fn
 // stops the reading and is returned.
 func DecodeParallel(r io.Reader, fn func(*transcript.Event) error) (transcript.ReadStats, error) {
+	return decodeParallel(r, chunkSize, fn)
+}
+
+// decodeParallel is DecodeParallel with chunks of about size bytes.
+func decodeParallel(r io.Reader, size int, fn func(*transcript.Event) error) (transcript.ReadStats, error) {
 	workers := runtime.GOMAXPROCS(0)
 	type job struct {
 		chunk []byte
@@ -50,12 +58,13 @@ func DecodeParallel(r io.Reader, fn func(*transcript.Event) error) (transcript.R
 	type readEnd struct {
 		err       error
 		truncated int
+		skipped   int // lines too long for a chunk that were no events
 	}
 	readDone := make(chan readEnd, 1)
 	go func() { // cut the stream into chunks of whole lines
 		defer close(order)
 		defer close(jobs)
-		cr := &chunkReader{r: r, buf: make([]byte, 0, chunkSize)}
+		cr := newChunkReader(r, size)
 		for {
 			chunk, tail, err := cr.next()
 			if len(chunk) > 0 {
@@ -74,10 +83,10 @@ func DecodeParallel(r io.Reader, fn func(*transcript.Event) error) (transcript.R
 				}
 			}
 			if err != nil {
-				end := readEnd{err: err}
+				end := readEnd{err: err, skipped: cr.skipped}
 				if errors.Is(err, io.EOF) {
 					end.err = nil
-					if len(tail) > 0 {
+					if len(tail) > 0 || cr.tornSkipped {
 						end.truncated = 1
 					}
 				}
@@ -115,6 +124,8 @@ func DecodeParallel(r io.Reader, fn func(*transcript.Event) error) (transcript.R
 	}
 	end := <-readDone
 	st.Truncated = end.truncated
+	st.Lines += end.skipped
+	st.Malformed += end.skipped
 	if fnErr != nil {
 		return st, fnErr
 	}

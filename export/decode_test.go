@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"errors"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -23,8 +24,13 @@ func serial(data []byte) ([]string, transcript.ReadStats) {
 }
 
 func parallel(t testing.TB, data []byte) ([]string, transcript.ReadStats) {
+	return parallelIn(t, bytes.NewReader(data), chunkSize)
+}
+
+// parallelIn decodes r in chunks of about size bytes.
+func parallelIn(t testing.TB, r io.Reader, size int) ([]string, transcript.ReadStats) {
 	var ids []string
-	st, err := DecodeParallel(bytes.NewReader(data), func(ev *transcript.Event) error {
+	st, err := decodeParallel(r, size, func(ev *transcript.Event) error {
 		ids = append(ids, string(ev.Raw))
 		return nil
 	})
@@ -115,7 +121,20 @@ func TestFileReaderReadsSessions(t *testing.T) {
 func FuzzDecodeParallel(f *testing.F) {
 	f.Add([]byte(`{"v":1,"type":"chat_turn","role":"user","text":"hi"}` + "\n" + "junk\n" + `{"type":"x"}`))
 	f.Add([]byte("\n\r\n{}\n{\"type\":\"bash_run\",\"exit_code\":\"no\"}\n"))
+	f.Add([]byte("\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\n{}\n{\"type\":\"chat_turn\",\"text\":\"a long line\"}\n{\"torn"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameAsSerial(t, data)
+		// Chunks of 16 bytes: most lines are longer than a chunk, read as a
+		// stream and by offset, the way exports read files.
+		want, wst := serial(data)
+		for _, r := range []io.Reader{bytes.NewReader(data), io.NewSectionReader(bytes.NewReader(data), 0, int64(len(data)))} {
+			got, gst := parallelIn(t, r, 16)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("%T in small chunks: %d events, serial %d", r, len(got), len(want))
+			}
+			if gst.Malformed != wst.Malformed || gst.Unknown != wst.Unknown || gst.Lines != wst.Lines || (gst.Truncated > 0) != (wst.Truncated > 0) {
+				t.Fatalf("%T in small chunks: stats %+v, serial %+v", r, gst, wst)
+			}
+		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"unicode/utf8"
 
 	"github.com/cuff-dev/cuff/transcript"
 )
@@ -59,7 +60,9 @@ func NewRawWriter(w io.Writer, format Format) (*RawWriter, error) {
 // are checked in parallel, chunk by chunk, and written in file order; a
 // line that is not a JSON object is left out and counted, and an incomplete
 // final line is left out.
-func (rw *RawWriter) CopySession(r io.Reader) error {
+func (rw *RawWriter) CopySession(r io.Reader) error { return rw.copySession(r, chunkSize) }
+
+func (rw *RawWriter) copySession(r io.Reader, size int) error {
 	workers := runtime.GOMAXPROCS(0)
 	type job struct {
 		chunk []byte
@@ -68,10 +71,11 @@ func (rw *RawWriter) CopySession(r io.Reader) error {
 	jobs := make(chan job, workers)
 	order := make(chan chan checked, workers*2)
 	readErr := make(chan error, 1)
+	skipped := make(chan int, 1)
 	go func() { // reader: cut the stream into chunks of whole lines
 		defer close(order)
 		defer close(jobs)
-		cr := &chunkReader{r: r, buf: make([]byte, 0, chunkSize)}
+		cr := newChunkReader(r, size)
 		for {
 			chunk, tail, err := cr.next()
 			if len(chunk) > 0 {
@@ -81,11 +85,12 @@ func (rw *RawWriter) CopySession(r io.Reader) error {
 			}
 			if err != nil {
 				if errors.Is(err, io.EOF) {
-					if len(bytes.TrimSpace(tail)) > 0 {
+					if len(bytes.TrimSpace(tail)) > 0 || cr.tornSkipped {
 						rw.res.Truncated++
 					}
 					err = nil
 				}
+				skipped <- cr.skipped
 				readErr <- err
 				return
 			}
@@ -105,6 +110,7 @@ func (rw *RawWriter) CopySession(r io.Reader) error {
 			rw.writeLine(line)
 		}
 	}
+	rw.res.Malformed += <-skipped
 	return <-readErr
 }
 
@@ -137,25 +143,71 @@ func checkLines(chunk []byte) checked {
 }
 
 // chunkReader hands out chunks that end at a newline. Each chunk is a fresh
-// slice, owned by whoever receives it.
+// slice, owned by whoever receives it. A line longer than a chunk that
+// cannot be an event (its first non-blank byte is not '{', as in the NUL
+// bytes a crash leaves) is passed over without being held, and counted.
+// Reading a file (an *io.SectionReader), a long line is measured before it
+// is read, into a buffer of exactly its size, and a torn tail is never read.
 type chunkReader struct {
-	r   io.Reader
-	buf []byte // bytes read but not yet handed out
-	eof bool
+	r        io.Reader
+	size     int               // the size of a chunk (chunkSize outside tests)
+	at       *io.SectionReader // set: read by offset
+	pos      int64             // with at: the offset of the next byte to read
+	buf      []byte            // bytes read but not yet handed out; buf[0] starts a line
+	eof      bool
+	skipping bool // inside a line being passed over
+	// skipped counts the lines passed over that ended; tornSkipped is set
+	// when the input ended inside one.
+	skipped     int
+	tornSkipped bool
+}
+
+// newChunkReader returns a chunkReader over r that hands out chunks of
+// about size bytes.
+func newChunkReader(r io.Reader, size int) *chunkReader {
+	c := &chunkReader{r: r, size: size, buf: make([]byte, 0, size)}
+	if sr, ok := r.(*io.SectionReader); ok {
+		c.at = sr
+	}
+	return c
 }
 
 // next returns the next run of whole lines; at the end it returns io.EOF
 // with any bytes after the last newline as tail.
 func (c *chunkReader) next() (chunk, tail []byte, err error) {
 	for {
-		if i := bytes.LastIndexByte(c.buf, '\n'); i >= 0 && (len(c.buf) >= chunkSize || c.eof) {
-			chunk = c.buf[:i+1]
-			rest := c.buf[i+1:]
-			c.buf = make([]byte, len(rest), max(chunkSize, 2*len(rest)))
-			copy(c.buf, rest)
-			return chunk, nil, nil
+		if c.skipping {
+			if i := bytes.IndexByte(c.buf, '\n'); i >= 0 {
+				c.buf = c.buf[:copy(c.buf, c.buf[i+1:])]
+				c.skipping = false
+				c.skipped++
+			} else {
+				c.buf = c.buf[:0]
+			}
+		}
+		if !c.skipping {
+			if i := bytes.LastIndexByte(c.buf, '\n'); i >= 0 && (len(c.buf) >= c.size || c.eof) {
+				chunk = c.buf[:i+1]
+				rest := c.buf[i+1:]
+				c.buf = make([]byte, len(rest), max(c.size, 2*len(rest)))
+				copy(c.buf, rest)
+				return chunk, nil, nil
+			}
+			if len(c.buf) >= c.size && bytes.IndexByte(c.buf, '\n') < 0 {
+				if c.at != nil {
+					return c.longLine()
+				}
+				if notEvent(c.buf) {
+					c.skipping = true // one line, longer than a chunk, that is no event
+					continue
+				}
+			}
 		}
 		if c.eof {
+			if c.skipping {
+				c.tornSkipped = true
+				return nil, nil, io.EOF
+			}
 			return nil, c.buf, io.EOF
 		}
 		if len(c.buf) == cap(c.buf) {
@@ -163,14 +215,72 @@ func (c *chunkReader) next() (chunk, tail []byte, err error) {
 			copy(grown, c.buf)
 			c.buf = grown
 		}
-		n, err := c.r.Read(c.buf[len(c.buf):cap(c.buf)])
-		c.buf = c.buf[:len(c.buf)+n]
-		if errors.Is(err, io.EOF) {
-			c.eof = true
-		} else if err != nil {
+		if err := c.read(); err != nil {
 			return nil, nil, err
 		}
 	}
+}
+
+// read reads more into buf, setting eof at the end.
+func (c *chunkReader) read() error {
+	var n int
+	var err error
+	if c.at != nil {
+		n, err = c.at.ReadAt(c.buf[len(c.buf):cap(c.buf)], c.pos)
+		c.pos += int64(n)
+	} else {
+		n, err = c.r.Read(c.buf[len(c.buf):cap(c.buf)])
+	}
+	c.buf = c.buf[:len(c.buf)+n]
+	if errors.Is(err, io.EOF) {
+		c.eof = true
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// longLine handles a line longer than a chunk, read by offset: buf holds
+// its start. It finds the line's end without holding what lies between,
+// then returns the line as a chunk of its own, read into a buffer of its
+// size — or passes it over (a line that cannot be an event), or stops at a
+// torn tail.
+func (c *chunkReader) longLine() (chunk, tail []byte, err error) {
+	start := c.pos - int64(len(c.buf))
+	skip := notEvent(c.buf)
+	win := c.buf[:cap(c.buf)]
+	for {
+		n, err := c.at.ReadAt(win, c.pos)
+		if i := bytes.IndexByte(win[:n], '\n'); i >= 0 {
+			end := c.pos + int64(i) + 1
+			c.pos, c.buf = end, c.buf[:0]
+			if skip {
+				c.skipped++
+				return c.next()
+			}
+			line := make([]byte, end-start)
+			if _, err := c.at.ReadAt(line, start); err != nil && !errors.Is(err, io.EOF) {
+				return nil, nil, err
+			}
+			return line, nil, nil
+		}
+		c.pos += int64(n)
+		if errors.Is(err, io.EOF) || n == 0 {
+			c.eof, c.buf = true, c.buf[:0]
+			c.tornSkipped = true // a torn tail, left unread
+			return nil, nil, io.EOF
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+}
+
+// notEvent reports whether a line that starts with b cannot be an event:
+// its first byte that is not white space is not '{'.
+func notEvent(b []byte) bool {
+	t := bytes.TrimLeft(b, " \t\r\v\f")
+	return len(t) > 0 && t[0] != '{' && t[0] != 0xC2 // 0xC2 may start white space readers trim
 }
 
 // WriteEvent writes one decoded event (of a foreign transcript, say),
@@ -185,6 +295,7 @@ func (rw *RawWriter) WriteEvent(ev *transcript.Event) error {
 }
 
 func (rw *RawWriter) writeLine(line []byte) {
+	line = validUTF8(line)
 	if rw.format == FormatJSON {
 		if rw.n > 0 {
 			rw.w.WriteString(",\n")
@@ -212,4 +323,26 @@ func (rw *RawWriter) Close() (Result, error) {
 		return rw.res, fmt.Errorf("write export: %w", err)
 	}
 	return rw.res, nil
+}
+
+// validUTF8 returns a JSON line with each byte that is not valid UTF-8
+// written as \ufffd, the replacement character encoding/json decodes it to:
+// JSON text must be UTF-8, and in a valid JSON line such bytes can only be
+// inside strings, where the escape keeps the line valid. A line that is
+// valid UTF-8 already is returned as it is.
+func validUTF8(line []byte) []byte {
+	if utf8.Valid(line) {
+		return line
+	}
+	out := make([]byte, 0, len(line)+16)
+	for len(line) > 0 {
+		r, size := utf8.DecodeRune(line)
+		if r == utf8.RuneError && size == 1 {
+			out = append(out, `\ufffd`...)
+		} else {
+			out = append(out, line[:size]...)
+		}
+		line = line[size:]
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -31,10 +32,20 @@ func NewFileSource(path string) (*FileSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resolve %s: %w", path, err)
 	}
+	// A link the user names is followed here, once: from then on the file
+	// is read by its real name, and must be a regular file.
+	named := abs
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
 	f := &FileSource{path: abs, id: strings.TrimSuffix(filepath.Base(abs), ".jsonl")}
-	file, err := os.Open(abs)
+	file, err := transcript.Open(abs)
+	var nr *transcript.NotRegularError
+	if errors.As(err, &nr) && abs != named {
+		nr.Path = fmt.Sprintf("%s (a link to %s)", named, abs)
+	}
 	if err != nil {
-		return nil, err // *fs.PathError: "open PATH: why"
+		return nil, err // it names the file and what is wrong with it
 	}
 	defer file.Close()
 	head := make([]byte, headBytes)
@@ -51,7 +62,7 @@ func NewFileSource(path string) (*FileSource, error) {
 
 // Format is the transcript format of the file.
 func (f *FileSource) Format() foreign.Format {
-	file, err := os.Open(f.path)
+	file, err := transcript.Open(f.path)
 	if err != nil {
 		return foreign.FormatUnknown
 	}

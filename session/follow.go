@@ -98,17 +98,23 @@ func Follow(ctx context.Context, path string, opts FollowOptions, fn func(Follow
 }
 
 type follower struct {
-	path    string
-	file    *os.File
-	info    os.FileInfo
-	offset  int64  // offset of the first byte not yet read
-	partial []byte // bytes of an unfinished last line
-	buf     []byte
-	line    int
-	decoder LineDecoder
-	detect  bool   // choose the decoder from the first line
-	uuid    string // the fallback uuid of a foreign session
-	lineEnd int64  // end offset of the line being decoded
+	path   string
+	file   *os.File
+	info   os.FileInfo
+	offset int64 // offset of the first byte not yet read
+	// An unfinished last line is not held: only where it starts, and (up
+	// to its first non-blank byte) whether it can be an event at all. Its
+	// bytes are read back once its newline arrives; a line that cannot be
+	// an event (a crash's NUL bytes) never is, whatever its size.
+	pending   bool
+	pendStart int64
+	pendHead  []byte // its first bytes, at most lineHead of them
+	buf       []byte
+	line      int
+	decoder   LineDecoder
+	detect    bool   // choose the decoder from the first line
+	uuid      string // the fallback uuid of a foreign session
+	lineEnd   int64  // end offset of the line being decoded
 	// lastSeq is the seq of the last event passed on: after the file is
 	// replaced (a prune rewrites it and renames it into place) and read
 	// again from its start, events already passed on are not passed twice.
@@ -140,21 +146,23 @@ func (f *follower) step() error {
 	}
 	if f.info != nil && !os.SameFile(fi, f.info) { // replaced by another file
 		f.close()
-		f.file, f.offset, f.partial, f.line = nil, 0, nil, 0
+		f.file, f.offset, f.line = nil, 0, 0
+		f.dropPending()
 	}
 	if f.file == nil {
-		file, err := os.Open(f.path)
+		file, err := transcript.Open(f.path)
 		if errors.Is(err, fs.ErrNotExist) { // removed between the stat and the open
 			return gone()
 		}
 		if err != nil {
-			return fmt.Errorf("follow %s: %w", f.path, err)
+			return err // it names the file: not there, not a regular file, ...
 		}
 		f.file, f.info, f.seen = file, fi, true
 	}
 	if fi.Size() < f.offset {
 		f.fn(FollowItem{Err: ErrTruncated})
-		f.offset, f.partial, f.line, f.lastSeq = 0, nil, 0, 0 // a new beginning: pass everything on again
+		f.offset, f.line, f.lastSeq = 0, 0, 0 // a new beginning: pass everything on again
+		f.dropPending()
 	}
 	if err := f.drain(); err != nil {
 		return err
@@ -205,43 +213,81 @@ func (f *follower) drain() error {
 	}
 }
 
-// consume splits new bytes into lines, holding back an unfinished one.
+// lineHead is how much of an unfinished line is kept to tell whether it
+// can be an event.
+const lineHead = 64
+
+func (f *follower) dropPending() { f.pending, f.pendStart, f.pendHead = false, 0, f.pendHead[:0] }
+
+// consume splits new bytes, which end at f.offset, into lines, holding back
+// an unfinished one.
 func (f *follower) consume(data []byte) {
-	lineEnd := f.offset - int64(len(data)) - int64(len(f.partial))
+	base := f.offset - int64(len(data)) // offset of data[0]
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
-			f.partial = append(f.partial, data...)
+			f.hold(base, data)
 			return
 		}
 		line := data[:i]
-		if len(f.partial) > 0 {
-			line = append(f.partial, line...)
-			f.partial = nil
+		if f.pending {
+			line = f.finishPending(base + int64(i))
 		}
 		data = data[i+1:]
-		lineEnd += int64(len(line)) + 1
+		base += int64(i) + 1
 		f.line++
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		if f.detect {
-			f.detect = false
-			f.decoder = fileDecoderFor(foreign.Detect(line), f.uuid, f.path)
-		}
-		if f.decoder != nil {
-			f.lineEnd = lineEnd
-			_ = f.decoder.Line(line, f.emit) // emit never fails; bad lines are counted by the decoder
-			continue
-		}
-		ev, err := transcript.Decode(line)
-		if err != nil {
-			f.fn(FollowItem{Err: &transcript.LineError{Line: f.line, Err: err}, Offset: lineEnd})
-			continue
-		}
-		f.deliver(ev, lineEnd)
+		f.handle(bytes.TrimSpace(line), base)
 	}
+}
+
+// hold notes the start of an unfinished line (data, from offset base, has
+// no newline).
+func (f *follower) hold(base int64, data []byte) {
+	if !f.pending {
+		f.pending, f.pendStart = true, base
+	}
+	if n := lineHead - len(f.pendHead); n > 0 {
+		f.pendHead = append(f.pendHead, data[:min(n, len(data))]...)
+	}
+}
+
+// finishPending returns the unfinished line, now ended by the newline at
+// offset nl: read back from the file when it can be an event, else its head.
+func (f *follower) finishPending(nl int64) []byte {
+	head := f.pendHead
+	start := f.pendStart
+	f.pending, f.pendHead = false, f.pendHead[:0]
+	if c := bytes.TrimLeft(head, " \t\r\v\f"); len(c) > 0 && c[0] != '{' {
+		return head // not an event, whatever follows: reported from its head
+	}
+	line := make([]byte, nl-start)
+	if _, err := f.file.ReadAt(line, start); err != nil && !errors.Is(err, io.EOF) {
+		return head
+	}
+	return line
+}
+
+// handle passes on the event of one complete, trimmed line that ends just
+// before offset lineEnd.
+func (f *follower) handle(line []byte, lineEnd int64) {
+	if len(line) == 0 {
+		return
+	}
+	if f.detect {
+		f.detect = false
+		f.decoder = fileDecoderFor(foreign.Detect(line), f.uuid, f.path)
+	}
+	if f.decoder != nil {
+		f.lineEnd = lineEnd
+		_ = f.decoder.Line(line, f.emit) // emit never fails; bad lines are counted by the decoder
+		return
+	}
+	ev, err := transcript.Decode(line)
+	if err != nil {
+		f.fn(FollowItem{Err: &transcript.LineError{Line: f.line, Err: err}, Offset: lineEnd})
+		return
+	}
+	f.deliver(ev, lineEnd)
 }
 
 // watch returns a channel that signals when path may have changed, and a

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cuff-dev/cuff/internal/atomicfile"
 	"github.com/cuff-dev/cuff/transcript"
 	"golang.org/x/sys/unix"
 )
@@ -114,7 +115,7 @@ func (s *Store) Sessions() ([]*Meta, error) {
 	present := make(map[string]bool, len(names))
 	for _, id := range names {
 		present[id] = true
-		fi, err := os.Stat(s.EventsPath(id))
+		fi, err := os.Lstat(s.EventsPath(id))
 		if err != nil {
 			continue // removed while we looked
 		}
@@ -127,6 +128,11 @@ func (s *Store) Sessions() ([]*Meta, error) {
 		}
 		if err := summarize(s.EventsPath(id), m); err != nil {
 			s.warn("session %s: %v", id, err)
+			var nr *transcript.NotRegularError
+			if errors.As(err, &nr) && ix.Sessions[id] != nil {
+				delete(ix.Sessions, id) // refused, not listed
+				changed = true
+			}
 			continue
 		}
 		ix.Sessions[id] = m
@@ -231,11 +237,16 @@ func (s *Store) sessionFiles() ([]string, error) {
 		return nil, fmt.Errorf("read %s: %w", s.SessionsDir(), err)
 	}
 	var ids []string
+	temps := false
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
-		if ok && ValidID(id) && e.Type().IsRegular() {
-			ids = append(ids, id)
+		if ok && ValidID(id) {
+			ids = append(ids, id) // whatever its type: one that is not a regular file is refused, and said so
 		}
+		temps = temps || atomicfile.IsTemp(e.Name())
+	}
+	if temps {
+		atomicfile.CleanStale(s.SessionsDir(), "") // left by a writer that was killed
 	}
 	return ids, nil
 }

@@ -1,12 +1,15 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cuff-dev/cuff/transcript"
 )
 
 // Find resolves a full or partial session id to one session. A partial id
@@ -32,7 +35,7 @@ func (s *Store) Find(partial string) (*Meta, error) {
 	}
 	switch len(matches) {
 	case 0:
-		return nil, &NotFoundError{ID: partial}
+		return nil, s.whyNotListed(partial)
 	case 1:
 		return matches[0], nil
 	}
@@ -42,6 +45,28 @@ func (s *Store) Find(partial string) (*Meta, error) {
 	}
 	sort.Strings(ids)
 	return nil, &AmbiguousError{ID: partial, Candidates: ids}
+}
+
+// whyNotListed explains why no listed session matches partial: a session
+// file that matches but is refused (not a regular file) says so; else the
+// session is not found.
+func (s *Store) whyNotListed(partial string) error {
+	ids, _ := s.sessionFiles()
+	for _, id := range ids {
+		if !strings.Contains(id, partial) {
+			continue
+		}
+		f, err := transcript.Open(s.EventsPath(id))
+		if err == nil {
+			f.Close()
+			continue
+		}
+		var nr *transcript.NotRegularError
+		if errors.As(err, &nr) {
+			return err
+		}
+	}
+	return &NotFoundError{ID: partial}
 }
 
 // Filter narrows a listing.

@@ -141,7 +141,7 @@ func (m *Meta) add(ev *transcript.Event) {
 // what was appended since m.SummarizedUpTo (a file that shrank, or changed
 // without growing, is read anew).
 func summarize(path string, m *Meta) error {
-	f, err := os.Open(path)
+	f, err := transcript.Open(path)
 	if err != nil {
 		return err
 	}
@@ -154,11 +154,7 @@ func summarize(path string, m *Meta) error {
 	if fi.Size() < m.SummarizedUpTo || m.SummarizedUpTo < 0 || rewritten {
 		*m = Meta{SessionID: m.SessionID}
 	}
-	if _, err := f.Seek(m.SummarizedUpTo, io.SeekStart); err != nil {
-		return fmt.Errorf("seek %s: %w", path, err)
-	}
-	lines := transcript.NewLineReaderSize(f, int(fi.Size()-m.SummarizedUpTo)+1)
-	offset := m.SummarizedUpTo
+	lines := transcript.NewLineReaderAt(f, m.SummarizedUpTo, fi.Size())
 	for {
 		line, complete, err := lines.Next()
 		if errors.Is(err, io.EOF) || (err == nil && !complete) {
@@ -167,7 +163,6 @@ func summarize(path string, m *Meta) error {
 		if err != nil {
 			return fmt.Errorf("read %s: %w", path, err)
 		}
-		offset += int64(len(line)) + 1
 		if len(trimSpace(line)) == 0 {
 			continue
 		}
@@ -178,7 +173,7 @@ func summarize(path string, m *Meta) error {
 		}
 		m.add(ev)
 	}
-	m.SummarizedUpTo = offset
+	m.SummarizedUpTo += lines.Offset()
 	m.FileSizeBytes = fi.Size()
 	m.FileModTime = fi.ModTime().UnixNano()
 	if m.CreatedAt.IsZero() {

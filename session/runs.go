@@ -1,17 +1,16 @@
 package session
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/cuff-dev/cuff/internal/atomicfile"
 	"github.com/cuff-dev/cuff/transcript"
 	"golang.org/x/sys/unix"
 )
@@ -206,18 +205,24 @@ func (s *Store) PruneRuns(drop func(sessionID string, ev *transcript.Event, b *t
 
 func (s *Store) pruneSession(id string, drop func(string, *transcript.Event, *transcript.BashRun) bool, dryRun bool) (int, int64, error) {
 	path := s.EventsPath(id)
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := transcript.Open(path)
 	if err != nil {
-		return 0, 0, fmt.Errorf("open session %s: %w", id, err)
+		return 0, 0, err
 	}
 	defer f.Close()
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
 		return 0, 0, fmt.Errorf("lock session %s: %w", id, err)
 	}
 	defer unix.Flock(int(f.Fd()), unix.LOCK_UN) //nolint:errcheck
-	// First pass: which call ids go.
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, 0, fmt.Errorf("stat session %s: %w", id, err)
+	}
+	// First pass: which call ids go, and the highest seq given out.
 	gone := map[string]bool{}
-	if _, err := ReadAll(f, func(ev *transcript.Event) error {
+	var maxSeq int64
+	if _, err := ReadAll(io.NewSectionReader(f, 0, fi.Size()), func(ev *transcript.Event) error {
+		maxSeq = max(maxSeq, ev.Seq)
 		if b, ok := ev.Body.(*transcript.BashRun); ok && drop(id, ev, b) {
 			gone[ev.CallID] = true
 		}
@@ -228,52 +233,47 @@ func (s *Store) pruneSession(id string, drop func(string, *transcript.Event, *tr
 	if len(gone) == 0 {
 		return 0, 0, nil
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return 0, 0, err
-	}
-	tmp, err := os.CreateTemp(s.SessionsDir(), "."+id+".prune.*")
-	if err != nil {
-		return 0, 0, fmt.Errorf("rewrite session %s: %w", id, err)
-	}
-	defer os.Remove(tmp.Name())
-	out := bufio.NewWriter(tmp)
+	// Second pass: the byte ranges of the lines that go. Everything else is
+	// copied from the file as it is, garbage and a torn tail included.
+	var cut [][2]int64
 	var freed int64
-	lines := transcript.NewLineReader(f)
+	lines := transcript.NewLineReaderAt(f, 0, fi.Size())
 	for {
+		start := lines.Offset()
 		line, complete, err := lines.Next()
-		if errors.Is(err, io.EOF) {
+		if errors.Is(err, io.EOF) || err == nil && !complete {
 			break
 		}
 		if err != nil {
-			tmp.Close()
 			return 0, 0, err
 		}
-		if complete && dropLine(line, gone) {
-			freed += int64(len(line)) + 1
-			continue
-		}
-		out.Write(line)
-		if complete {
-			out.WriteByte('\n')
+		if dropLine(line, gone) {
+			cut = append(cut, [2]int64{start, lines.Offset()})
+			freed += lines.Offset() - start
 		}
 	}
 	if dryRun {
-		tmp.Close()
 		return len(gone), freed, nil
 	}
-	if err := out.Flush(); err != nil {
-		tmp.Close()
-		return 0, 0, fmt.Errorf("rewrite session %s: %w", id, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return 0, 0, fmt.Errorf("rewrite session %s: %w", id, err)
-	}
-	if err := tmp.Close(); err != nil {
+	// The ids of what goes are never given out again, even when it was the
+	// end of the file.
+	if err := transcript.SetHighWater(path, maxSeq); err != nil {
 		return 0, 0, err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return 0, 0, fmt.Errorf("replace session %s: %w", id, err)
+	tmp, err := atomicfile.Create(path, transcript.FileMode)
+	if err != nil {
+		return 0, 0, fmt.Errorf("rewrite session %s: %w", id, err)
+	}
+	var pos int64
+	for _, c := range append(cut, [2]int64{fi.Size(), fi.Size()}) {
+		if _, err := io.Copy(tmp, io.NewSectionReader(f, pos, c[0]-pos)); err != nil {
+			tmp.Abort()
+			return 0, 0, fmt.Errorf("rewrite session %s: %w", id, err)
+		}
+		pos = c[1]
+	}
+	if err := tmp.Commit(); err != nil {
+		return 0, 0, fmt.Errorf("rewrite session %s: %w", id, err)
 	}
 	return len(gone), freed, nil
 }

@@ -21,20 +21,35 @@ func (s *Store) ReadEvents(id string, fn func(*transcript.Event) error) (transcr
 	if !ValidID(id) {
 		return transcript.ReadStats{}, &InvalidIDError{ID: id}
 	}
-	f, err := os.Open(s.EventsPath(id))
+	f, err := transcript.Open(s.EventsPath(id))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return transcript.ReadStats{}, &NotFoundError{ID: id}
 		}
-		return transcript.ReadStats{}, fmt.Errorf("open session %s: %w", id, err)
+		return transcript.ReadStats{}, err // it names the file and what is wrong with it
 	}
 	defer f.Close()
-	return ReadAll(f, fn)
+	return ReadFile(f, fn)
+}
+
+// ReadFile streams every valid event of the file f to fn, skipping
+// malformed lines, without holding more than one line at a time (and no
+// line that cannot be an event, nor a torn tail, at all).
+func ReadFile(f *os.File, fn func(*transcript.Event) error) (transcript.ReadStats, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return transcript.ReadStats{}, err
+	}
+	return ReadAll(io.NewSectionReader(f, 0, fi.Size()), fn)
 }
 
 // ReadAll streams every valid event of r to fn, skipping malformed lines.
+// A *io.SectionReader is read by offset (see transcript.NewLineReaderAt).
 func ReadAll(r io.Reader, fn func(*transcript.Event) error) (transcript.ReadStats, error) {
 	rd := transcript.NewReader(r)
+	if sr, ok := r.(*io.SectionReader); ok {
+		rd = transcript.NewReaderAt(sr, 0, sr.Size())
+	}
 	for {
 		ev, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -315,8 +330,7 @@ func (s *Store) Clean(plan *CleanPlan) (removed int, freed int64, err error) {
 			}
 			return removed, freed, fmt.Errorf("remove session %s: %w", m.SessionID, err)
 		}
-		_ = os.Remove(s.MetaPath(m.SessionID))
-		_ = os.Remove(s.leasePath(m.SessionID))
+		s.remove(m.SessionID)
 		removed++
 		freed += size
 	}

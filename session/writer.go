@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/cuff-dev/cuff/internal/atomicfile"
 	"github.com/cuff-dev/cuff/transcript"
 	"golang.org/x/sys/unix"
 )
@@ -32,25 +33,57 @@ func (s *Store) Create(start *transcript.SessionStart, now time.Time) (*Writer, 
 	return s.create(transcript.New("", now, start), now)
 }
 
-// create starts a session with the given session_start event.
+// create starts a session with the given session_start event. The session
+// file appears with its first line whole, or not at all: a full disk or a
+// crash never leaves an empty session behind. Should its meta file or index
+// entry fail (the disk filled up meanwhile), the new session is removed again.
 func (s *Store) create(ev *transcript.Event, now time.Time) (*Writer, error) {
 	if err := s.ensureDirs(); err != nil {
 		return nil, err
 	}
 	id := NewID(now)
+	if err := s.writeFirst(id, ev); err != nil {
+		return nil, err
+	}
 	w, err := s.openWriter(id)
+	if err == nil {
+		if err = w.refresh(); err != nil {
+			w.release()
+		}
+	}
 	if err != nil {
-		return nil, err
-	}
-	if err := w.Append(ev); err != nil {
-		w.release()
-		return nil, err
-	}
-	if err := w.refresh(); err != nil {
-		w.release()
+		s.remove(id)
 		return nil, err
 	}
 	return w, nil
+}
+
+// writeFirst writes the first line of the new session id.
+func (s *Store) writeFirst(id string, ev *transcript.Event) error {
+	line, err := transcript.EncodeLine(ev, id, 1, s.Redact)
+	if err != nil {
+		return err
+	}
+	f, err := atomicfile.Create(s.EventsPath(id), transcript.FileMode)
+	if err != nil {
+		return fmt.Errorf("start session %s: %w", id, err)
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		f.Abort()
+		return fmt.Errorf("start session %s: %w", id, err)
+	}
+	if err := f.CommitNew(); err != nil {
+		return fmt.Errorf("start session %s: %w", id, err)
+	}
+	ev.Raw = line
+	return nil
+}
+
+// remove deletes the files of session id.
+func (s *Store) remove(id string) {
+	for _, p := range []string{s.EventsPath(id), s.MetaPath(id), s.leasePath(id), transcript.HighWaterPath(s.EventsPath(id))} {
+		_ = os.Remove(p)
+	}
 }
 
 // Resume opens an existing session for appending, e.g. from a hook process
@@ -86,7 +119,7 @@ func (s *Store) openWriter(id string) (*Writer, error) {
 	}
 	app, err := transcript.OpenAppender(s.EventsPath(id), id, transcript.AppendOptions{Redact: s.Redact, NoSync: s.NoSync})
 	if err != nil {
-		lease.Close()
+		s.releaseLease(lease, id)
 		return nil, err
 	}
 	w := &Writer{store: s, id: id, app: app, lease: lease, meta: Meta{SessionID: id}}
@@ -171,13 +204,18 @@ func (w *Writer) release() {
 	if w.lease == nil {
 		return
 	}
-	_ = unix.Flock(int(w.lease.Fd()), unix.LOCK_UN)
-	// Remove the lease file when no other writer holds it.
-	if err := unix.Flock(int(w.lease.Fd()), unix.LOCK_EX|unix.LOCK_NB); err == nil {
-		_ = os.Remove(w.store.leasePath(w.id))
-	} else if !errors.Is(err, unix.EWOULDBLOCK) {
-		w.store.warn("session %s: lease: %v", w.id, err)
-	}
-	_ = w.lease.Close()
+	w.store.releaseLease(w.lease, w.id)
 	w.lease = nil
+}
+
+// releaseLease gives up a writer's hold on the lease of session id,
+// removing the lease file when no other writer holds it.
+func (s *Store) releaseLease(lease *os.File, id string) {
+	_ = unix.Flock(int(lease.Fd()), unix.LOCK_UN)
+	if err := unix.Flock(int(lease.Fd()), unix.LOCK_EX|unix.LOCK_NB); err == nil {
+		_ = os.Remove(s.leasePath(id))
+	} else if !errors.Is(err, unix.EWOULDBLOCK) {
+		s.warn("session %s: lease: %v", id, err)
+	}
+	_ = lease.Close()
 }

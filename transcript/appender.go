@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -47,10 +48,13 @@ type Appender struct {
 
 // OpenAppender opens (creating if needed, mode 0600) the JSONL file at path
 // for appending events of session sessionID.
+//
+// Anything at path but a regular file (a symbolic link, a directory, a
+// device, a named pipe) is refused with a *NotRegularError.
 func OpenAppender(path, sessionID string, opts AppendOptions) (*Appender, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, FileMode)
+	f, err := openAppend(path)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err
 	}
 	if fi, err := f.Stat(); err == nil && fi.Mode().Perm()&^FileMode != 0 {
 		if err := f.Chmod(FileMode); err != nil {
@@ -95,7 +99,7 @@ func (a *Appender) Append(events ...*Event) error {
 		if err != nil {
 			return fmt.Errorf("read end of %s: %w", a.path, err)
 		}
-		a.lastSeq = seq
+		a.lastSeq = max(seq, highWater(a.path))
 		if !endsClean {
 			out = append(out, '\n')
 		}
@@ -153,9 +157,9 @@ func (a *Appender) lockCurrent() (os.FileInfo, error) {
 			return fi, nil
 		}
 		flock(a.f, unix.LOCK_UN) //nolint:errcheck
-		f, err := os.OpenFile(a.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, FileMode)
+		f, err := openAppend(a.path)
 		if err != nil {
-			return nil, fmt.Errorf("reopen %s: %w", a.path, err)
+			return nil, err
 		}
 		a.f.Close()
 		a.f, a.knownSize = f, -1
@@ -165,10 +169,23 @@ func (a *Appender) lockCurrent() (os.FileInfo, error) {
 // maxReopen bounds how often an append follows a replaced file.
 const maxReopen = 3
 
+// openAppend opens (creating it 0600) the regular file at path for appending.
+func openAppend(path string) (*os.File, error) {
+	return openRegular(path, unix.O_RDWR|unix.O_APPEND|unix.O_CREAT, FileMode)
+}
+
 // encode stamps ev with seq and returns its redacted line.
 func (a *Appender) encode(ev *Event, seq int64) ([]byte, error) {
+	return EncodeLine(ev, a.sessionID, seq, a.opts.Redact)
+}
+
+// EncodeLine stamps ev as the event with sequence number seq of session
+// sessionID (when ev names none) and returns its line, redacted by redact
+// when that is set, without the newline. It is what an Appender writes, for
+// a caller that writes a session's first line itself.
+func EncodeLine(ev *Event, sessionID string, seq int64, redact func([]byte) ([]byte, error)) ([]byte, error) {
 	if ev.SessionID == "" {
-		ev.SessionID = a.sessionID
+		ev.SessionID = sessionID
 	}
 	if ev.V == 0 {
 		ev.V = SchemaVersion
@@ -188,8 +205,8 @@ func (a *Appender) encode(ev *Event, seq int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode %s event: %w", ev.Type, err)
 	}
-	if a.opts.Redact != nil {
-		if line, err = a.opts.Redact(line); err != nil {
+	if redact != nil {
+		if line, err = redact(line); err != nil {
 			return nil, fmt.Errorf("redact %s event: %w", ev.Type, err)
 		}
 	}
@@ -200,25 +217,52 @@ func (a *Appender) encode(ev *Event, seq int64) ([]byte, error) {
 }
 
 // restampRaw rewrites the envelope fields of a raw event of unknown kind,
-// keeping all its other fields.
+// keeping all its other fields in their order. The envelope goes first, as
+// for every other event, so that the seq is always near the start of the
+// line (see seqOf).
 func restampRaw(ev *Event) ([]byte, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(ev.Raw, &fields); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(ev.Raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	stamped := map[string]bool{"v": true, "type": true, "id": true, "session_id": true, "seq": true}
+	head, err := json.Marshal(struct {
+		V         int    `json:"v"`
+		Type      Type   `json:"type"`
+		ID        string `json:"id"`
+		SessionID string `json:"session_id"`
+		Seq       int64  `json:"seq"`
+	}{ev.V, ev.Type, ev.ID, ev.SessionID, ev.Seq})
+	if err != nil {
 		return nil, err
 	}
-	set := func(k string, v any) {
-		b, _ := json.Marshal(v) // strings and ints always encode
-		fields[k] = b
+	out := head[:len(head)-1]
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, err
+		}
+		if stamped[key] {
+			continue
+		}
+		k, _ := json.Marshal(key)
+		out = append(out, ',')
+		out = append(out, k...)
+		out = append(out, ':')
+		out = append(out, value...)
 	}
-	set("v", ev.V)
-	set("session_id", ev.SessionID)
-	set("seq", ev.Seq)
-	set("id", ev.ID)
-	return json.Marshal(fields)
+	return append(out, '}'), nil
 }
 
 // lastSeq finds the seq of the last complete line of f that holds one, and
 // whether f ends with a newline (a file that does not was torn by a crash).
+// It reads backwards a window at a time and only the head of each line, so
+// a torn tail or a garbage line of any size costs no memory.
 func lastSeq(f *os.File, size int64) (seq int64, endsClean bool, err error) {
 	if size == 0 {
 		return 0, true, nil
@@ -258,17 +302,44 @@ func lastSeq(f *os.File, size int64) (seq int64, endsClean bool, err error) {
 	return 0, endsClean, nil
 }
 
-// wholeEventSeq reads the bytes [start, end) and returns their seq if they
-// are one complete JSON object.
+// wholeEventSeq returns the seq of the bytes [start, end) of f if they are
+// one complete JSON object. Nothing is held but one token at a time.
 func wholeEventSeq(f *os.File, start, end int64) (int64, bool) {
-	buf := make([]byte, end-start)
-	if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
+	var edge [1]byte
+	if _, err := f.ReadAt(edge[:], start); err != nil || edge[0] != '{' {
 		return 0, false
 	}
-	if !json.Valid(buf) {
+	if _, err := f.ReadAt(edge[:], end-1); err != nil || edge[0] != '}' {
 		return 0, false
 	}
-	return seqOf(bytes.NewReader(buf))
+	seq, ok := seqOf(io.NewSectionReader(f, start, end-start))
+	if !ok || !validJSON(io.NewSectionReader(f, start, end-start)) {
+		return 0, false
+	}
+	return seq, true
+}
+
+// validJSON reports whether r holds exactly one JSON value, reading it
+// token by token.
+func validJSON(r io.Reader) bool {
+	dec := json.NewDecoder(r)
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			_, err := dec.Token()
+			return errors.Is(err, io.EOF)
+		}
+	}
 }
 
 // lineStart returns the offset where the line that ends just before end
@@ -292,11 +363,15 @@ func lineStart(f *os.File, end int64) (int64, error) {
 	return 0, nil
 }
 
+// seqHead is how much of a line seqOf reads: cuff writes the envelope, seq
+// included, at the start of every line.
+const seqHead = 64 << 10
+
 // seqOf returns the top-level seq field of one line, if the line is a JSON
-// object that has one. It decodes only as far as the seq key, which cuff
-// writes near the start, so a long line costs little.
+// object that has one within its first seqHead bytes. It decodes only as
+// far as the seq key, so a long line costs little.
 func seqOf(line io.Reader) (int64, bool) {
-	dec := json.NewDecoder(line)
+	dec := json.NewDecoder(io.LimitReader(line, seqHead))
 	dec.UseNumber()
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return 0, false
@@ -330,4 +405,54 @@ func flock(f *os.File, how int) error {
 			return err
 		}
 	}
+}
+
+// HighWaterPath is the file beside a session file that holds the highest seq
+// ever assigned in it, once events have been removed from its end (a prune):
+// ids are never given out twice.
+func HighWaterPath(path string) string { return path + ".seq" }
+
+// highWater is the recorded high-water mark of the session file at path, 0
+// when there is none (or it is unreadable: the file's own seqs then rule).
+func highWater(path string) int64 {
+	f, err := openRegular(HighWaterPath(path), unix.O_RDONLY, 0)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var buf [32]byte
+	n, _ := io.ReadFull(f, buf[:])
+	v, err := strconv.ParseInt(string(bytes.TrimSpace(buf[:n])), 10, 64)
+	if err != nil || v < 0 {
+		return 0
+	}
+	return v
+}
+
+// SetHighWater records that seq has been given out in the session file at
+// path, for when the events up to it may no longer be in the file. The mark
+// only ever rises. Call it holding the file's lock (as a rewrite does), and
+// before the events are removed.
+func SetHighWater(path string, seq int64) error {
+	if seq <= highWater(path) {
+		return nil
+	}
+	hw := HighWaterPath(path)
+	tmp := hw + ".tmp"
+	f, err := openRegular(tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC, FileMode)
+	if err != nil {
+		return fmt.Errorf("record the high-water mark of %s: %w", path, err)
+	}
+	_, werr := fmt.Fprintf(f, "%d\n", seq)
+	serr := f.Sync()
+	cerr := f.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("record the high-water mark of %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, hw); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("record the high-water mark of %s: %w", path, err)
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -217,11 +218,19 @@ func spliceObjects(a, b []byte) []byte {
 	return append(out, b[1:]...)
 }
 
+// errNotObject is the error for a line that is not a JSON object.
+var errNotObject = errors.New("not a JSON object")
+
 // Decode parses one line into an Event. The line's bytes are kept in Raw
 // (copied, so the caller may reuse its buffer). A line whose type is not
 // known decodes with a nil Body; a known type whose fields do not fit its
 // body type is an error.
 func Decode(line []byte) (*Event, error) {
+	// What cannot be an object is turned away before it is copied: a long
+	// garbage line costs nothing more than it did to read.
+	if t := bytes.TrimSpace(line); len(t) < 2 || t[0] != '{' || t[len(t)-1] != '}' {
+		return nil, errNotObject
+	}
 	ev := &Event{Raw: append(json.RawMessage(nil), line...)}
 	if body, err := decodeOnePass(ev.Raw, &ev.Envelope, peekType(ev.Raw)); err == nil && body != nil && ev.Type == body.EventType() {
 		ev.Body = body

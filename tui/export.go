@@ -107,12 +107,12 @@ func readAll(ctx context.Context, t feed.Target) ([]*transcript.Event, error) {
 			return nil, fmt.Errorf("read session %s: %w", t.ID, err)
 		}
 	case t.Path != "":
-		f, err := os.Open(t.Path)
+		f, err := transcript.Open(t.Path)
 		if err != nil {
-			return nil, err // *fs.PathError: "open PATH: why"
+			return nil, err // it names the file and what is wrong with it
 		}
 		defer f.Close()
-		if _, err := session.ReadAll(f, collect); err != nil {
+		if _, err := session.ReadFile(f, collect); err != nil {
 			return nil, fmt.Errorf("read %s: %w", t.Path, err)
 		}
 	case t.Source != nil:

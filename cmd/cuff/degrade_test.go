@@ -1,11 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/cuff-dev/cuff/internal/testenv"
 )
 
 // TestRecordingNeverStopsACommand fills a tiny tmpfs that holds the store:
@@ -62,5 +66,44 @@ func TestReadOnlyStoreStillRuns(t *testing.T) {
 	if r.code != 4 || r.stdout != "ran\n" || !strings.Contains(r.stderr, "recording failed") ||
 		!strings.Contains(r.stderr, "read-only file system") {
 		t.Errorf("%+v", r)
+	}
+}
+
+// TestFullDiskHookLeavesNoEmptySessions: hook events arriving while the
+// store's disk is full are not recorded and leave nothing behind (each used
+// to leave an empty session, listed with agent "-"); once space is back the
+// hook records again.
+func TestFullDiskHookLeavesNoEmptySessions(t *testing.T) {
+	e := newHookEnv(t)
+	store := filepath.Join(e.dir, ".cuff")
+	mnt := testenv.Tmpfs(t, 512<<10)
+	if err := os.Mkdir(store, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount(mnt, store, "", syscall.MS_BIND, ""); err != nil {
+		t.Skipf("cannot bind-mount the tmpfs into the project: %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(store, syscall.MNT_DETACH) })
+	testenv.FillDisk(t, store)
+	for i := 0; i < 4; i++ {
+		r := e.send("PreToolUse", map[string]any{"tool_name": "Bash", "tool_use_id": fmt.Sprintf("toolu_%d", i),
+			"tool_input": map[string]any{"command": "ls"}})
+		if r.code != 0 {
+			t.Fatalf("hook on a full disk: %+v", r)
+		}
+	}
+	sessions, _ := filepath.Glob(filepath.Join(store, "recordings", "sessions", "*.jsonl"))
+	if len(sessions) != 0 {
+		t.Errorf("the hook left sessions on a full disk: %v", sessions)
+	}
+	os.Remove(filepath.Join(store, "filler"))
+	r := e.send("PreToolUse", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_after",
+		"tool_input": map[string]any{"command": "ls"}})
+	if r.code != 0 {
+		t.Fatalf("hook after space is back: %+v", r)
+	}
+	list := e.run("", "record", "list", "--format", "json")
+	if strings.Count(list.stdout, `"session_id"`) != 1 || !strings.Contains(list.stdout, `"agent": "claude-code"`) {
+		t.Errorf("sessions after space is back:\n%s%s", list.stdout, list.stderr)
 	}
 }

@@ -436,11 +436,14 @@ func exportRaw(s *session.Store, sessions []*session.Meta, w io.Writer, format e
 		return export.Result{}, err
 	}
 	for _, m := range sessions {
-		f, err := os.Open(s.EventsPath(m.SessionID))
+		f, err := transcript.Open(s.EventsPath(m.SessionID))
 		if err != nil {
-			return export.Result{}, fmt.Errorf("open session %s: %w", m.SessionID, err)
+			return export.Result{}, fmt.Errorf("session %s: %w", m.SessionID, err)
 		}
-		err = rw.CopySession(f)
+		fi, err := f.Stat()
+		if err == nil {
+			err = rw.CopySession(io.NewSectionReader(f, 0, fi.Size()))
+		}
 		f.Close()
 		if err != nil {
 			return export.Result{}, fmt.Errorf("read session %s: %w", m.SessionID, err)

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -52,5 +53,47 @@ func WaitGroupGone(t testing.TB, pgid int, why string) {
 			t.Fatalf("%s: process group %d is still running: %v", why, pgid, live)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Tmpfs mounts a tmpfs of size bytes on a fresh temporary directory and
+// returns it; it is unmounted when the test ends. Where mounting is not
+// allowed (not root, no CAP_SYS_ADMIN, a restricted container) the test is
+// skipped, saying so.
+func Tmpfs(t testing.TB, size int64) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "size="+strconv.FormatInt(size, 10)+",mode=0700"); err != nil {
+		t.Skipf("cannot mount a %d-byte tmpfs to fill up here (%v): this test needs root or CAP_SYS_ADMIN", size, err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+	return dir
+}
+
+// FillDisk writes a file in dir until the file system is full.
+func FillDisk(t testing.TB, dir string) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(dir, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatalf("fill %s: %v", dir, err)
+			}
+			break
+		}
+	}
+	for { // the last pages a smaller write still fits in
+		if _, err := f.Write(buf[:1]); err != nil {
+			return
+		}
 	}
 }

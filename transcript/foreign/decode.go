@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -150,7 +149,7 @@ func FallbackID(path string) string {
 // DecodeFile decodes the transcript at path, with the uuid of its name as
 // the fallback session id.
 func DecodeFile(path string, fn func(*transcript.Event) error) (Stats, error) {
-	f, err := os.Open(path)
+	f, err := transcript.Open(path)
 	if err != nil {
 		return Stats{}, err
 	}

@@ -30,7 +30,7 @@ const (
 
 // runFile loads a JSONL file tail first, then follows it.
 func (f *Feed) runFile(path string) error {
-	file, err := os.Open(path)
+	file, err := transcript.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		// Not there yet: Follow waits for it to appear.
 		if f.target.Source != nil {
@@ -39,7 +39,7 @@ func (f *Feed) runFile(path string) error {
 		return session.Follow(f.ctx, path, session.FollowOptions{}, f.followItem)
 	}
 	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
+		return err // it names the file and what is wrong with it
 	}
 	kept := false // the full index reads outputs back from the file
 	defer func() {

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/cuff-dev/cuff/internal/tmuxtest"
+)
+
+// measured is one run of the binary with its peak resident memory.
+type measured struct {
+	result
+	maxRSSMB int64
+}
+
+// cuffRSS runs the binary in dir like cuff does, and reports its peak RSS.
+func cuffRSS(t *testing.T, dir string, args ...string) measured {
+	t.Helper()
+	home := t.TempDir()
+	cmd := exec.Command(cuffBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, ".state"), "CUFF_DIR=", "NO_COLOR=1")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run cuff %v: %v", args, err)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return measured{result{out.String(), errOut.String(), code}, ru.Maxrss >> 10}
+}
+
+// sessionWithTail is a project whose one session file (returned, with its
+// id) ends in a torn tail of size NUL bytes, as a crash can leave.
+func sessionWithTail(t *testing.T, size int64) (dir, id, path string) {
+	t.Helper()
+	dir = gitProject(t)
+	if r := cuff(t, dir, "", "exec", "echo", "hello"); r.code != 0 {
+		t.Fatalf("exec: %+v", r)
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, ".cuff", "recordings", "sessions", "*.jsonl"))
+	if len(paths) != 1 {
+		t.Fatalf("sessions: %v", paths)
+	}
+	path = paths[0]
+	fi, _ := os.Stat(path)
+	if err := os.Truncate(path, fi.Size()+size); err != nil {
+		t.Fatal(err)
+	}
+	return dir, strings.TrimSuffix(filepath.Base(path), ".jsonl"), path
+}
+
+// TestHugeTornTailCostsNoMemory: after a crash left a 400 MB NUL tail, the
+// next exec, listing, show, runs and every export run in a few tens of MB
+// (they took 0.4-2 GB).
+func TestHugeTornTailCostsNoMemory(t *testing.T) {
+	dir, id, _ := sessionWithTail(t, 400<<20)
+	const limitMB = 120
+	for _, args := range [][]string{
+		{"record", "list"}, {"record", "show", id}, {"runs", "list"}, {"record", "stats"},
+		{"record", "export", id, "--format", "json"}, {"record", "export", id, "--format", "jsonl"},
+		{"record", "export", id, "--format", "csv"}, {"record", "export", id, "--format", "markdown"},
+		{"record", "export", id, "--format", "html"},
+		{"exec", "sh", "-c", "exit 9"}, // heals the tail: last, so the others see it torn
+	} {
+		m := cuffRSS(t, dir, args...)
+		want := 0
+		if args[0] == "exec" {
+			want = 9
+		}
+		if m.code != want || m.maxRSSMB > limitMB {
+			t.Errorf("cuff %v: exit %d (want %d), peak RSS %d MB (limit %d)\n%s", args, m.code, want, m.maxRSSMB, limitMB, m.stderr)
+		}
+	}
+	if m := cuffRSS(t, dir, "record", "show", id); m.code != 0 || !strings.Contains(m.stdout, "Commands: 2") || m.maxRSSMB > limitMB {
+		t.Errorf("after the exec the session holds both runs: %d MB\n%s%s", m.maxRSSMB, m.stdout, m.stderr)
+	}
+}
+
+// TestSessionFileNotRegularIsRefusedEverywhere: a session file that is a
+// link to /dev/zero (or a named pipe) is refused the same way by the
+// writer, the CLI and the TUI, at once and in bounded memory; cuff exec
+// still runs the command and exits with its code.
+func TestSessionFileNotRegularIsRefusedEverywhere(t *testing.T) {
+	for _, kind := range []string{"link to /dev/zero", "named pipe"} {
+		dir, id, path := sessionWithTail(t, 0)
+		os.Remove(path)
+		if kind == "named pipe" {
+			if err := syscall.Mkfifo(path, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.Symlink("/dev/zero", path); err != nil {
+			t.Fatal(err)
+		}
+		m := cuffRSS(t, dir, "exec", "sh", "-c", "exit 9")
+		if m.code != 9 || m.maxRSSMB > 60 || !strings.Contains(m.stderr, "not a regular file") {
+			t.Errorf("%s: exec: exit %d, %d MB, stderr %q", kind, m.code, m.maxRSSMB, m.stderr)
+		}
+		for _, args := range [][]string{{"record", "show", id}, {"record", "export", id, "--format", "jsonl"}} {
+			m := cuffRSS(t, dir, args...)
+			if m.code == 0 || !strings.Contains(m.stderr, "("+path+")") || !strings.Contains(m.stderr, "not a regular file") {
+				t.Errorf("%s: %v: exit %d, stderr %q", kind, args, m.code, m.stderr)
+			}
+		}
+		m = cuffRSS(t, dir, "record", "list")
+		if m.code != 0 || !strings.Contains(m.stderr, "not a regular file") || strings.Contains(m.stdout, id) {
+			t.Errorf("%s: record list: exit %d\n%s%s", kind, m.code, m.stdout, m.stderr)
+		}
+		ts := tmuxtest.Start(t, fmt.Sprintf("%s %s --dir %s watch %s; echo watch-exited-$?; sleep 60", envLine(t), cuffBin, filepath.Join(dir, ".cuff"), id[16:]))
+		ts.WaitScreen("not a regular file")
+		ts.Keys("q")
+		ts.WaitScreen("watch-exited-")
+	}
+}
