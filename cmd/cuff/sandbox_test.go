@@ -437,3 +437,29 @@ func BenchmarkExecSandboxTrue(b *testing.B) {
 	e := sandboxBenchEnv(b)
 	benchProcess(b, e.proj, e.env, cuffBin, "exec", "--sandbox", "--", "true")
 }
+
+// TestSandboxCannotBeWidenedByReplacingItsWorkTree: a sandboxed command
+// that replaces a work tree lying in the temporary directory with a link
+// to ~/.local/bin does not get ~/.local/bin writable the next time: cuff
+// refuses the policy and runs nothing.
+func TestSandboxCannotBeWidenedByReplacingItsWorkTree(t *testing.T) {
+	e := newSandboxEnv(t)
+	proj := filepath.Join(e.tmp, "proj")
+	bin := filepath.Join(e.home, ".local", "bin")
+	for _, d := range []string{filepath.Join(proj, ".git"), bin} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := e.run(t, proj, "sandbox", "--root", proj, "--", "bash", "-c", `cd .. && mv proj proj.old && ln -s "$HOME/.local/bin" proj`)
+	if r.code != 0 {
+		t.Fatalf("the swap itself (inside the temporary directory) should work: %+v", r)
+	}
+	r = e.run(t, e.proj, "sandbox", "--root", proj, "--", "touch", filepath.Join(bin, "git"))
+	if r.code != sandboxFailed || !strings.Contains(r.stderr, "could be replaced from inside the sandbox") {
+		t.Errorf("the widened sandbox: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(bin, "git")); err == nil {
+		t.Fatal("a program was planted in ~/.local/bin")
+	}
+}

@@ -57,6 +57,9 @@ func (p *Policy) rules(abi int) []landlock.Rule {
 	rules := []landlock.Rule{read}
 	var dirs, files []string
 	for _, g := range p.Writable {
+		if g.covered {
+			continue // inside another grant, which the ruleset holds
+		}
 		if fi, err := os.Stat(g.Path); err == nil && !fi.IsDir() {
 			files = append(files, g.Path)
 		} else {
@@ -127,9 +130,9 @@ func (p *Policy) enforce(st Status) error {
 	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("sandbox: landlock_restrict_self: %w", err)
 	}
-	if !p.Net && nativeArch != nil {
-		if err := loadFilter(networkFilter(*nativeArch)); err != nil {
-			return fmt.Errorf("sandbox: seccomp network filter: %w", err)
+	if nativeArch != nil {
+		if err := loadFilter(filter(*nativeArch, p.Net)); err != nil {
+			return fmt.Errorf("sandbox: seccomp filter: %w", err)
 		}
 	}
 	return nil

@@ -41,6 +41,10 @@ type Grant struct {
 	// created (when the tool is installed) just before a command runs, so
 	// that the tool's first run in the sandbox can fill it.
 	Create bool
+
+	given    string // the path as asked for, before links were resolved
+	optional bool   // a cache or shared folder: left out, not an error, when unsafe
+	covered  bool   // inside another grant, which the ruleset holds instead
 }
 
 // Skip is a folder the policy would have made writable but did not.
@@ -117,7 +121,7 @@ func New(o Options) (*Policy, error) {
 		return nil, fmt.Errorf("sandbox: work tree: %w", err)
 	}
 	p.Root = root
-	if err := p.grant(root, "work tree"); err != nil {
+	if err := p.grant(root, o.Root, "work tree"); err != nil {
 		return nil, err
 	}
 	tmp := getenv("TMPDIR")
@@ -126,7 +130,7 @@ func New(o Options) (*Policy, error) {
 	}
 	if t, err := existingDir(tmp); err != nil {
 		return nil, fmt.Errorf("sandbox: temporary directory: %w", err)
-	} else if err := p.grant(t, "temporary directory"); err != nil {
+	} else if err := p.grant(t, tmp, "temporary directory"); err != nil {
 		return nil, err
 	}
 	for _, t := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
@@ -144,24 +148,107 @@ func New(o Options) (*Policy, error) {
 			if _, err := os.Lstat(path); err != nil {
 				return nil, fmt.Errorf("sandbox: %s %s: %w", w.why, raw, err)
 			}
-			if err := p.grant(p.paths.real(path), w.why+" path"); err != nil {
+			if err := p.grant(p.paths.real(path), path, w.why+" path"); err != nil {
 				return nil, err
 			}
 		}
+	}
+	if err := p.anchor(); err != nil {
+		return nil, err
 	}
 	p.paths = nil
 	return p, nil
 }
 
 // grant adds a writable path, unless it would expose a protected place.
-func (p *Policy) grant(path, why string) error {
+func (p *Policy) grant(path, given, why string) error {
 	if err := p.conflict(path, why); err != nil {
 		return err
 	}
 	if !slices.ContainsFunc(p.Writable, func(g Grant) bool { return g.Path == path }) {
-		p.Writable = append(p.Writable, Grant{Path: path, Why: why})
+		p.Writable = append(p.Writable, Grant{Path: path, Why: why, given: given})
 	}
 	return nil
+}
+
+// MovableError is a writable folder that a sandboxed command could replace
+// (its parent folder, or a symbolic link on the way to it, is writable in
+// the sandbox): the next policy built would then grant wherever the
+// replacement points, ~/.local/bin for instance.
+type MovableError struct {
+	Path, Why, Via string
+}
+
+func (e *MovableError) Error() string {
+	return fmt.Sprintf("the %s %s could be replaced from inside the sandbox (through %s, which is writable there)", e.Why, e.Path, e.Via)
+}
+
+// Hint tells the way out.
+func (e *MovableError) Hint() string {
+	return "Hint: Keep the project and the caches out of the temporary directory (set TMPDIR to a folder of its own)"
+}
+
+// anchor makes sure no grant can be moved by a sandboxed command: a grant
+// inside another is already writable and stays; otherwise no folder above
+// it, and no symbolic link on the path it was asked by, may lie in a
+// writable folder. A cache or shared folder that fails is left out; the
+// work tree, the temporary directory or a folder asked for by name is an
+// error.
+func (p *Policy) anchor() error {
+	kept := p.Writable[:0]
+	for _, g := range p.Writable {
+		via := p.movableVia(&g)
+		if via == "" {
+			kept = append(kept, g)
+			continue
+		}
+		err := &MovableError{Path: g.Path, Why: g.Why, Via: via}
+		if !g.optional {
+			return err
+		}
+		p.Skipped = append(p.Skipped, Skip{Path: g.Path, Why: g.Why, Reason: err.Error()})
+	}
+	p.Writable = kept
+	return nil
+}
+
+// movableVia is the writable place through which g could be replaced, or
+// "". It marks a grant that lies inside another as covered.
+func (p *Policy) movableVia(g *Grant) string {
+	writable := func(dir string) bool {
+		for _, h := range p.Writable {
+			if dir == h.Path || within(h.Path, dir) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, h := range p.Writable {
+		if within(h.Path, g.Path) {
+			// Inside another grant: writable through it anyway, and left out
+			// of the ruleset, so that nothing opens this path by name. A
+			// command that replaced it meanwhile is caught by the link test
+			// below when the next policy is built.
+			g.covered = true
+			break
+		}
+	}
+	for anc := filepath.Dir(g.Path); !g.covered && anc != filepath.Dir(anc); anc = filepath.Dir(anc) {
+		if writable(anc) {
+			return anc
+		}
+	}
+	if g.given == "" || !filepath.IsAbs(g.given) {
+		return ""
+	}
+	for cur := filepath.Clean(g.given); cur != filepath.Dir(cur); cur = filepath.Dir(cur) {
+		if fi, err := os.Lstat(cur); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if parent := p.paths.real(filepath.Dir(cur)); writable(parent) {
+				return cur
+			}
+		}
+	}
+	return ""
 }
 
 // optional grants an existing folder that conflicts with nothing, and
@@ -172,8 +259,12 @@ func (p *Policy) optional(path, why string) {
 		p.Skipped = append(p.Skipped, Skip{Path: path, Why: why, Reason: "does not exist"})
 		return
 	}
-	if err := p.grant(real, why); err != nil {
+	if err := p.grant(real, path, why); err != nil {
 		p.Skipped = append(p.Skipped, Skip{Path: path, Why: why, Reason: err.Error()})
+		return
+	}
+	if g := &p.Writable[len(p.Writable)-1]; g.Path == real {
+		g.optional = true
 	}
 }
 
@@ -190,7 +281,7 @@ func (p *Policy) cache(c toolCache) {
 			p.Skipped = append(p.Skipped, Skip{Path: c.dir, Why: c.why, Reason: err.Error()})
 			return
 		}
-		p.Writable = append(p.Writable, Grant{Path: real, Why: c.why, Create: true})
+		p.Writable = append(p.Writable, Grant{Path: real, Why: c.why, Create: true, given: c.dir, optional: true})
 		return
 	}
 	p.optional(c.dir, c.why)

@@ -264,3 +264,53 @@ func BenchmarkNew(b *testing.B) {
 		}
 	}
 }
+
+// TestPolicyRefusesAGrantASandboxedCommandCouldReplace: a work tree in the
+// temporary directory that a sandboxed command replaced with a link to
+// ~/.local/bin (or a cache reached through such a link) must not make the
+// link's target writable the next time.
+func TestPolicyRefusesAGrantASandboxedCommandCouldReplace(t *testing.T) {
+	l := newLayout(t)
+	proj := mkdir(t, l.tmp, "proj")
+	p, err := New(Options{Root: proj, StateDir: l.state, Getenv: l.env()})
+	if err != nil {
+		t.Fatalf("a work tree in the temporary directory: %v", err)
+	}
+	if !p.Writes(filepath.Join(proj, "f")) {
+		t.Error("the work tree is not writable")
+	}
+	bin := mkdir(t, l.home, ".local", "bin")
+	if err := os.Rename(proj, proj+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(bin, proj); err != nil {
+		t.Fatal(err)
+	}
+	var me *MovableError
+	if p, err := New(Options{Root: proj, StateDir: l.state, Getenv: l.env()}); !errors.As(err, &me) {
+		t.Fatalf("the replaced work tree: %v, writable %v", err, p)
+	}
+	link := filepath.Join(l.tmp, "gocache")
+	if err := os.Symlink(bin, link); err != nil {
+		t.Fatal(err)
+	}
+	p, err = New(l.options("GOCACHE=" + link))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Writes(filepath.Join(bin, "git")) {
+		t.Error("a cache reached through a link in the temporary directory made ~/.local/bin writable")
+	}
+	// A temporary directory inside the work tree is covered by it, not a
+	// second rule.
+	inner := mkdir(t, l.proj, "tmp")
+	p, err = New(Options{Root: l.proj, StateDir: l.state, Getenv: l.env("TMPDIR=" + inner)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range p.Writable {
+		if g.Path == inner && !g.covered {
+			t.Error("a folder inside the work tree is a rule of its own")
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"fmt"
+
 	"golang.org/x/net/bpf"
 )
 
@@ -11,8 +13,10 @@ type seccompArch struct {
 	audit       uint32
 	socket      uint32
 	ioUring     [3]uint32 // io_uring_setup, io_uring_enter, io_uring_register
-	x32Bit      uint32    // set in the numbers of the x32 ABI (amd64), else 0
+	ioctl       uint32
+	x32Bit      uint32 // set in the numbers of the x32 ABI (amd64), else 0
 	compatAudit uint32
+	compatIoctl uint32
 	compatCalls []uint32 // socketcall, socket and io_uring of the compat mode
 }
 
@@ -25,6 +29,8 @@ const (
 	sockStream  = 1               // SOCK_STREAM
 	sockTypeMsk = 0xf             // SOCK_TYPE_MASK
 	protoMPTCP  = 262             // IPPROTO_MPTCP
+	tiocsti     = 0x5412          // TIOCSTI: push a byte into the terminal's input
+	tioclinux   = 0x541c          // TIOCLINUX: console paste and more
 	offNr       = 0               // seccomp_data.nr
 	offArch     = 4               // seccomp_data.arch
 	offArg0     = 16              // low half of args[0] (little-endian)
@@ -39,16 +45,23 @@ const (
 	labelInet   = "inet"
 	labelCompat = "compat"
 	labelSocket = "socket"
+	labelIoctl  = "ioctl"
+
+	labelCompatIoctl = "compat-ioctl"
 )
 
-// networkFilter is the seccomp program that closes what Landlock leaves
-// open of the network on the ABIs this kernel may have: a socket of the
-// Internet families may only be a plain TCP stream, which Landlock then
-// confines by port. Multipath TCP (which Landlock does not see), UDP (DNS,
-// before ABI 10) and raw sockets fail with EACCES, and so does io_uring,
-// through which a socket could be made without the socket call, and the
-// 32-bit ways to make a socket.
-func networkFilter(a seccompArch) []bpf.Instruction {
+// filter is the seccomp program that closes what Landlock leaves open.
+//
+// Always: TIOCSTI and TIOCLINUX, with which a process holding the terminal
+// (even one inherited before the sandbox) types commands into the shell
+// that runs after it, and the x32 ABI.
+//
+// Unless the network is open: a socket of the Internet families may only be
+// a plain TCP stream, which Landlock confines by port. Multipath TCP (which
+// Landlock does not see), UDP (DNS, before ABI 10) and raw sockets fail
+// with EACCES, and so does io_uring, through which a socket could be made
+// without the socket call, and the 32-bit ways to make a socket.
+func filter(a seccompArch, net bool) []bpf.Instruction {
 	p := &program{labels: map[string]int{}}
 	p.emit(bpf.LoadAbsolute{Off: offArch, Size: 4})
 	p.jumpIfNot(a.audit, labelCompat)
@@ -56,33 +69,52 @@ func networkFilter(a seccompArch) []bpf.Instruction {
 	if a.x32Bit != 0 {
 		p.jumpIfSet(a.x32Bit, labelDeny)
 	}
-	p.jumpIf(a.socket, labelSocket)
-	for _, nr := range a.ioUring {
-		p.jumpIf(nr, labelDeny)
+	p.jumpIf(a.ioctl, labelIoctl)
+	if !net {
+		p.jumpIf(a.socket, labelSocket)
+		for _, nr := range a.ioUring {
+			p.jumpIf(nr, labelDeny)
+		}
 	}
 	p.ret(retAllow)
 
-	p.label(labelSocket)
-	p.emit(bpf.LoadAbsolute{Off: offArg0, Size: 4})
-	p.jumpIf(afInet, labelInet)
-	p.jumpIf(afInet6, labelInet)
+	p.label(labelIoctl)
+	p.emit(bpf.LoadAbsolute{Off: offArg1, Size: 4})
+	p.jumpIf(tiocsti, labelDeny)
+	p.jumpIf(tioclinux, labelDeny)
 	p.ret(retAllow)
 
-	p.label(labelInet)
-	p.emit(bpf.LoadAbsolute{Off: offArg2, Size: 4})
-	p.jumpIf(protoMPTCP, labelDeny)
-	p.emit(bpf.LoadAbsolute{Off: offArg1, Size: 4})
-	p.emit(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: sockTypeMsk})
-	p.jumpIf(sockStream, labelAllow)
-	p.ret(retEACCES)
+	if !net {
+		p.label(labelSocket)
+		p.emit(bpf.LoadAbsolute{Off: offArg0, Size: 4})
+		p.jumpIf(afInet, labelInet)
+		p.jumpIf(afInet6, labelInet)
+		p.ret(retAllow)
+
+		p.label(labelInet)
+		p.emit(bpf.LoadAbsolute{Off: offArg2, Size: 4})
+		p.jumpIf(protoMPTCP, labelDeny)
+		p.emit(bpf.LoadAbsolute{Off: offArg1, Size: 4})
+		p.emit(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: sockTypeMsk})
+		p.jumpIf(sockStream, labelAllow)
+		p.ret(retEACCES)
+	}
 
 	p.label(labelCompat)
 	if a.compatAudit != 0 {
 		p.jumpIfNot(a.compatAudit, labelAllow)
 		p.emit(bpf.LoadAbsolute{Off: offNr, Size: 4})
-		for _, nr := range a.compatCalls {
-			p.jumpIf(nr, labelDeny)
+		p.jumpIf(a.compatIoctl, labelCompatIoctl)
+		if !net {
+			for _, nr := range a.compatCalls {
+				p.jumpIf(nr, labelDeny)
+			}
 		}
+		p.ret(retAllow)
+		p.label(labelCompatIoctl) // BPF jumps only forward: the ioctl test again
+		p.emit(bpf.LoadAbsolute{Off: offArg1, Size: 4})
+		p.jumpIf(tiocsti, labelDeny)
+		p.jumpIf(tioclinux, labelDeny)
 	}
 	p.label(labelAllow)
 	p.ret(retAllow)
@@ -132,9 +164,16 @@ func (p *program) jumpIfSet(v uint32, target string) {
 	p.addJump(jump{val: v, cond: bpf.JumpBitsSet, target: target, onTrue: true})
 }
 
+// resolve turns the labels into skips. Every jump goes forward, to a label
+// that exists, at most 255 instructions on; anything else is a bug in the
+// filter, caught by its tests.
 func (p *program) resolve() []bpf.Instruction {
 	for at, j := range p.jumps {
-		skip := uint8(p.labels[j.target] - at - 1)
+		to, ok := p.labels[j.target]
+		if !ok || to <= at || to-at-1 > 255 {
+			panic(fmt.Sprintf("seccomp filter: jump from %d to %q (%d)", at, j.target, to))
+		}
+		skip := uint8(to - at - 1)
 		in := bpf.JumpIf{Cond: j.cond, Val: j.val}
 		if j.onTrue {
 			in.SkipTrue = skip

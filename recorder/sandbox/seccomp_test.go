@@ -24,13 +24,13 @@ func TestNetworkFilter(t *testing.T) {
 		name string
 		arch seccompArch
 	}{
-		{"amd64", seccompArch{audit: 0xc000003e, socket: 41, ioUring: [3]uint32{425, 426, 427}, x32Bit: 0x40000000,
+		{"amd64", seccompArch{audit: 0xc000003e, socket: 41, ioctl: 16, compatIoctl: 54, ioUring: [3]uint32{425, 426, 427}, x32Bit: 0x40000000,
 			compatAudit: 0x40000003, compatCalls: []uint32{102, 359, 425, 426, 427}}},
-		{"arm64", seccompArch{audit: 0xc00000b7, socket: 198, ioUring: [3]uint32{425, 426, 427},
+		{"arm64", seccompArch{audit: 0xc00000b7, socket: 198, ioctl: 29, compatIoctl: 54, ioUring: [3]uint32{425, 426, 427},
 			compatAudit: 0x40000028, compatCalls: []uint32{281, 425, 426, 427}}},
 	} {
 		t.Run(a.name, func(t *testing.T) {
-			vm, err := bpf.NewVM(networkFilter(a.arch))
+			vm, err := bpf.NewVM(filter(a.arch, false))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,6 +54,10 @@ func TestNetworkFilter(t *testing.T) {
 				{"compat socketcall", seccompData(a.arch.compatAudit, a.arch.compatCalls[0]), retEACCES},
 				{"compat read", seccompData(a.arch.compatAudit, 3), retAllow},
 				{"other arch", seccompData(0x12345, sock, afInet, 2, 0), retAllow},
+				{"TIOCSTI", seccompData(a.arch.audit, a.arch.ioctl, 0, tiocsti), retEACCES},
+				{"TIOCLINUX", seccompData(a.arch.audit, a.arch.ioctl, 0, tioclinux), retEACCES},
+				{"TCGETS", seccompData(a.arch.audit, a.arch.ioctl, 0, 0x5401), retAllow},
+				{"compat TIOCSTI", seccompData(a.arch.compatAudit, a.arch.compatIoctl, 0, tiocsti), retEACCES},
 			} {
 				got, err := vm.Run(c.data)
 				if err != nil {
@@ -70,4 +74,33 @@ func TestNetworkFilter(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFilterWithTheNetworkOpen: --net lifts the socket rules, never the
+// terminal's.
+func TestFilterWithTheNetworkOpen(t *testing.T) {
+	a := *nativeArchForTest()
+	vm, err := bpf.NewVM(filter(a, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		want uint32
+	}{
+		{"mptcp", seccompData(a.audit, a.socket, afInet, sockStream, protoMPTCP), retAllow},
+		{"udp", seccompData(a.audit, a.socket, afInet, 2, 0), retAllow},
+		{"io_uring", seccompData(a.audit, a.ioUring[0]), retAllow},
+		{"TIOCSTI", seccompData(a.audit, a.ioctl, 0, tiocsti), retEACCES},
+	} {
+		if got, _ := vm.Run(c.data); uint32(got) != c.want {
+			t.Errorf("%s: %#x, want %#x", c.name, got, c.want)
+		}
+	}
+}
+
+func nativeArchForTest() *seccompArch {
+	return &seccompArch{audit: 0xc000003e, socket: 41, ioctl: 16, compatIoctl: 54, ioUring: [3]uint32{425, 426, 427},
+		x32Bit: 0x40000000, compatAudit: 0x40000003, compatCalls: []uint32{102, 359, 425, 426, 427}}
 }
