@@ -131,8 +131,13 @@ func TestHookRewriteKeepsClaudeCodesShellSemantics(t *testing.T) {
 	if r.code != 0 || r.stdout != "line 'one'\n  $HOME \"two\"\n1\n" {
 		t.Errorf("here-documents and quotes: %+v", r)
 	}
+	// The gate asks about a write it can see; code it cannot read (a
+	// makefile's recipe) is what the sandbox stops.
 	bashrc := filepath.Join(e.home, ".bashrc")
-	r = sh.run(t, sh.rewritten(t, "echo a > in-tree && ls > $HOME/.bashrc"))
+	if err := os.WriteFile(filepath.Join(e.proj, "Makefile"), []byte("all:\n\techo a > in-tree\n\tls > $(HOME)/.bashrc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = sh.run(t, sh.rewritten(t, "make"))
 	if r.code == 0 || !strings.Contains(r.stderr, "Permission denied") {
 		t.Errorf("a write to ~/.bashrc went through: %+v", r)
 	}

@@ -26,7 +26,7 @@ type sandboxEnv struct {
 // newSandboxEnv lays out the folders; the Go caches are the tester's own
 // (named by GOCACHE/GOMODCACHE, as a developer's are), so that a go test
 // inside the sandbox does not rebuild the standard library.
-func newSandboxEnv(t *testing.T) *sandboxEnv {
+func newSandboxEnv(t testing.TB) *sandboxEnv {
 	t.Helper()
 	if st := sandbox.Probe(os.Getenv); !st.Available() {
 		t.Skipf("no sandbox on this machine: %s", st.Reason)
@@ -397,44 +397,29 @@ func benchProcess(b *testing.B, dir string, env []string, argv ...string) {
 	}
 }
 
-func sandboxBenchEnv(b *testing.B) *sandboxEnv {
-	if st := sandbox.Probe(os.Getenv); !st.Available() {
-		b.Skipf("no sandbox on this machine: %s", st.Reason)
-	}
-	base := b.TempDir()
-	e := &sandboxEnv{proj: filepath.Join(base, "proj"), home: filepath.Join(base, "home"),
-		tmp: filepath.Join(base, "tmp"), state: filepath.Join(base, "state")}
-	for _, d := range []string{filepath.Join(e.proj, ".git"), e.home, e.tmp, e.state} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			b.Fatal(err)
-		}
-	}
-	e.env = []string{"HOME=" + e.home, "TMPDIR=" + e.tmp, "CUFF_STATE_DIR=" + e.state, "CUFF_DIR="}
-	return e
-}
 
 // BenchmarkTrue is /bin/true, the floor of BenchmarkSandboxTrue.
 func BenchmarkTrue(b *testing.B) {
-	e := sandboxBenchEnv(b)
+	e := newSandboxEnv(b)
 	benchProcess(b, e.proj, e.env, "/bin/true")
 }
 
 // BenchmarkSandboxTrue is cuff sandbox -- true (goal: ≤ 8 ms over true).
 func BenchmarkSandboxTrue(b *testing.B) {
-	e := sandboxBenchEnv(b)
+	e := newSandboxEnv(b)
 	benchProcess(b, e.proj, e.env, cuffBin, "sandbox", "--", "/bin/true")
 }
 
 // BenchmarkBashTrue is bash -c true, the floor of BenchmarkExecSandboxTrue.
 func BenchmarkBashTrue(b *testing.B) {
-	e := sandboxBenchEnv(b)
+	e := newSandboxEnv(b)
 	benchProcess(b, e.proj, e.env, "bash", "-c", "true")
 }
 
 // BenchmarkExecSandboxTrue is cuff exec --sandbox -- true, recorded
 // (goal: ≤ 30 ms over bash -c true).
 func BenchmarkExecSandboxTrue(b *testing.B) {
-	e := sandboxBenchEnv(b)
+	e := newSandboxEnv(b)
 	benchProcess(b, e.proj, e.env, cuffBin, "exec", "--sandbox", "--", "true")
 }
 

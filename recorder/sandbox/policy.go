@@ -116,7 +116,7 @@ func New(o Options) (*Policy, error) {
 	if o.Root == "" {
 		return nil, errors.New("sandbox: no work tree given")
 	}
-	root, err := existingDir(o.Root)
+	root, err := p.paths.dir(o.Root)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: work tree: %w", err)
 	}
@@ -128,7 +128,7 @@ func New(o Options) (*Policy, error) {
 	if tmp == "" {
 		tmp = "/tmp"
 	}
-	if t, err := existingDir(tmp); err != nil {
+	if t, err := p.paths.dir(tmp); err != nil {
 		return nil, fmt.Errorf("sandbox: temporary directory: %w", err)
 	} else if err := p.grant(t, tmp, "temporary directory"); err != nil {
 		return nil, err
@@ -391,21 +391,17 @@ func expandPath(p, home, root string) string {
 	return filepath.Join(root, p)
 }
 
-// existingDir resolves a folder that must exist.
-func existingDir(p string) (string, error) {
+// dir resolves a folder that must exist, relative paths from the working
+// directory.
+func (r resolver) dir(p string) (string, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return "", err
 	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
+	real := r.real(abs)
+	if fi, err := os.Stat(real); err != nil {
 		return "", err
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", err
-	}
-	if !fi.IsDir() {
+	} else if !fi.IsDir() {
 		return "", fmt.Errorf("%s is not a directory", p)
 	}
 	return real, nil
