@@ -397,7 +397,6 @@ func benchProcess(b *testing.B, dir string, env []string, argv ...string) {
 	}
 }
 
-
 // BenchmarkTrue is /bin/true, the floor of BenchmarkSandboxTrue.
 func BenchmarkTrue(b *testing.B) {
 	e := newSandboxEnv(b)
