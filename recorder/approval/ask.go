@@ -73,7 +73,7 @@ func (b *Broker) WithdrawBecause(id, reason string) (*Decision, error) {
 	}
 	d := &Decision{V: formatVersion, RequestID: r.ID, Decision: transcript.DecisionDeny, By: ByAgent,
 		Reason: reason, DecidedAt: b.now().UTC(), PID: os.Getpid()}
-	won, err := b.claim(d)
+	won, err := b.claim(d, r)
 	if err != nil {
 		return nil, err
 	}

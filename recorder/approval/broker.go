@@ -235,6 +235,15 @@ func (b *Broker) Decision(id string) *Decision {
 	return d
 }
 
+// decisionOn returns the decision on request r, or nil: a decision file
+// counts only when it can answer r (made after r was filed).
+func (b *Broker) decisionOn(r *Request) *Decision {
+	if d := b.Decision(r.ID); d != nil && d.answers(r) {
+		return d
+	}
+	return nil
+}
+
 // readDecision reads decided/<id>.json. fi is set when a file was there,
 // even one that does not count.
 func (b *Broker) readDecision(id string) (*Decision, fs.FileInfo, error) {
@@ -266,7 +275,7 @@ func (b *Broker) Pending() ([]*Request, error) {
 	var out []*Request
 	for _, id := range ids {
 		r, _, err := b.readRequest(id)
-		if err != nil || !now.Before(r.ExpiresAt) || b.Decision(id) != nil {
+		if err != nil || !now.Before(r.ExpiresAt) || b.decisionOn(r) != nil {
 			continue
 		}
 		if r.PID > 0 && !alive(r.PID) {

@@ -54,7 +54,7 @@ func (b *Broker) Clean() (CleanReport, error) {
 			removeLeftover(p, now.Add(-grace), remove)
 			continue
 		}
-		if now.After(r.ExpiresAt.Add(expireSlack)) && b.Decision(id) == nil {
+		if now.After(r.ExpiresAt.Add(expireSlack)) && b.decisionOn(r) == nil {
 			if _, err := b.expire(r); err != nil {
 				errs = append(errs, err)
 				continue

@@ -74,7 +74,7 @@ func (b *Broker) Decide(id string, ans Answer) (*Decision, error) {
 		}
 		return nil, &NotFoundError{ID: id, cause: err}
 	}
-	if d := b.Decision(id); d != nil {
+	if d := b.decisionOn(r); d != nil {
 		return nil, &AlreadyDecidedError{Decision: d}
 	}
 	if r.PID > 0 && !alive(r.PID) {
@@ -121,7 +121,7 @@ func (b *Broker) Decide(id string, ans Answer) (*Decision, error) {
 		apply = plan.write
 	}
 
-	won, err := b.claim(d)
+	won, err := b.claim(d, r)
 	if err != nil {
 		return nil, err
 	}
@@ -154,10 +154,11 @@ func (b *Broker) Decide(id string, ans Answer) (*Decision, error) {
 	return d, recErr
 }
 
-// claim creates the decision file for d exclusively and returns the
-// decision that counts: d when it won, else the one that was there first.
-// An untrusted or malformed file in the way is moved aside.
-func (b *Broker) claim(d *Decision) (*Decision, error) {
+// claim creates the decision file for d (on request r) exclusively and
+// returns the decision that counts: d when it won, else the one that was
+// there first. An untrusted or malformed file in the way, or one that
+// cannot answer r, is moved aside.
+func (b *Broker) claim(d *Decision, r *Request) (*Decision, error) {
 	if err := b.ensureDirs(b.decidedDir()); err != nil {
 		return nil, err
 	}
@@ -175,8 +176,11 @@ func (b *Broker) claim(d *Decision) (*Decision, error) {
 			return nil, err
 		}
 		first, fi, rerr := b.readDecision(d.RequestID)
-		if rerr == nil {
+		if rerr == nil && first.answers(r) {
 			return first, nil
+		}
+		if rerr == nil {
+			rerr = fmt.Errorf("decision %s was made before its request: %w", d.RequestID, errUntrusted)
 		}
 		if errors.Is(rerr, fs.ErrNotExist) {
 			continue // removed in the meantime
@@ -194,13 +198,13 @@ func (b *Broker) claim(d *Decision) (*Decision, error) {
 // Of several waiters only one writes the decision and records it; all get
 // the decision that counts.
 func (b *Broker) expire(r *Request) (*Decision, error) {
-	if d := b.Decision(r.ID); d != nil {
+	if d := b.decisionOn(r); d != nil {
 		return d, nil
 	}
 	d := &Decision{V: formatVersion, RequestID: r.ID, Decision: transcript.DecisionTimeout, By: ByTimeout,
 		Reason:    fmt.Sprintf("no answer within %s", r.ExpiresAt.Sub(r.CreatedAt).Round(time.Second)),
 		DecidedAt: b.now().UTC(), PID: os.Getpid()}
-	won, err := b.claim(d)
+	won, err := b.claim(d, r)
 	if err != nil {
 		return nil, err
 	}

@@ -53,10 +53,34 @@ func (b *Broker) State(key string) *SessionState {
 		return st
 	}
 	var got SessionState
-	if decodeStrict(data, &got) != nil || got.V != formatVersion || got.SessionKey != key {
+	if decodeStrict(data, &got) != nil || got.V != formatVersion || got.SessionKey != key || !got.wellFormed(b.now()) {
 		return st
 	}
 	return &got
+}
+
+// clockSkew is how far in the future a state file's time may lie.
+const clockSkew = time.Minute
+
+// wellFormed reports a state as cuff writes it: commands trimmed and
+// unique, taint among the known flags, sorted, and a time not ahead of now.
+func (s *SessionState) wellFormed(now time.Time) bool {
+	if s.UpdatedAt.IsZero() || s.UpdatedAt.After(now.Add(clockSkew)) || len(s.Commands) > maxGrants {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, c := range s.Commands {
+		if c == "" || c != strings.TrimSpace(c) || seen[c] {
+			return false
+		}
+		seen[c] = true
+	}
+	for _, t := range s.Taint {
+		if t != "untrusted" && t != "secret" {
+			return false
+		}
+	}
+	return slices.IsSorted(s.Taint)
 }
 
 // Granted reports whether command was approved for the rest of agent

@@ -103,6 +103,12 @@ type Decision struct {
 	Recorded bool `json:"recorded,omitempty"`
 }
 
+// answers reports whether d can be the decision on r: made after r was
+// filed, not ahead of the clock by more than the skew allowed.
+func (d *Decision) answers(r *Request) bool {
+	return d.RequestID == r.ID && !d.DecidedAt.Before(r.CreatedAt.Add(-clockSkew))
+}
+
 // Approved reports whether the command may run.
 func (d *Decision) Approved() bool { return d != nil && d.Decision == transcript.DecisionApprove }
 
@@ -218,9 +224,11 @@ func checkBy(by string) error {
 	return fmt.Errorf("decider %q is not tui, cli, policy, timeout, mcp or agent", by)
 }
 
-// decodeStrict decodes one JSON object and nothing after it.
+// decodeStrict decodes one JSON object and nothing after it, in the shape
+// cuff writes it: a field cuff does not write makes the file not count.
 func decodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("not valid JSON: %w", err)
 	}

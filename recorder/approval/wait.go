@@ -98,7 +98,9 @@ func (b *Broker) Wait(ctx context.Context, id string) (*Decision, error) {
 	defer n.close()
 	r, err := b.Get(id)
 	if err != nil {
-		if d := b.Decision(id); d != nil {
+		// The request is gone: only a refusal counts, never an approval
+		// for a request that does not exist.
+		if d := b.Decision(id); d != nil && !d.Approved() {
 			return d, nil
 		}
 		return nil, err
@@ -110,7 +112,7 @@ func (b *Broker) Wait(ctx context.Context, id string) (*Decision, error) {
 	want := id + ".json"
 	var seen time.Time // when an unrecorded decision was first seen
 	for {
-		if d := b.Decision(id); d != nil {
+		if d := b.decisionOn(r); d != nil {
 			// Return once the decision event is in the session, so that what
 			// the requester records next comes after it; a decider that died
 			// before recording is not waited for long.
@@ -224,7 +226,7 @@ func (b *Broker) scan(open map[string]*Request, fn func(Update)) {
 		if listed[id] {
 			continue
 		}
-		if d := b.Decision(id); d != nil {
+		if d := b.decisionOn(r); d != nil {
 			delete(open, id)
 			fn(Update{Kind: Decided, Request: r, Decision: d})
 			continue

@@ -107,7 +107,8 @@ func (b *Broker) Watchers() ([]Watcher, error) {
 		}
 		var w Watcher
 		pid, _ := strconv.Atoi(name)
-		if decodeStrict(data, &w) != nil || w.PID != pid || now.Sub(w.UpdatedAt) > stale || !alive(pid) {
+		if decodeStrict(data, &w) != nil || w.PID != pid || now.Sub(w.UpdatedAt) > stale || w.UpdatedAt.After(now.Add(clockSkew)) ||
+			w.StartedAt.After(w.UpdatedAt) || !alive(pid) {
 			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				b.warn("remove stale watcher %s: %v", p, err)
 			}

@@ -47,12 +47,12 @@ func (g gated) verdict() *transcript.Verdict {
 	return v
 }
 
-// decideBash classifies a command for this agent session.
+// decideBash classifies a command for this agent session. A command a
+// person approved for the rest of the session runs when the gate would ask
+// about it, never when a rule denies it or it touches cuff's state, the
+// agent's settings or a guarded directory (gate.Result.Grantable).
 func (c *call) decideBash(ctx context.Context, command string) gated {
 	b := c.h.opts.Broker
-	if b != nil && b.Granted(c.key, command) {
-		return gated{permission: PermissionAllow, reason: "cuff: approved for the rest of this session", granted: true}
-	}
 	var taint gate.Taint
 	if b != nil {
 		taint, _ = gate.ParseTaint(strings.Join(b.Taint(c.key), ","))
@@ -73,6 +73,9 @@ func (c *call) decideBash(ctx context.Context, command string) gated {
 		verdict, why = gate.VerdictAsk, "gate.sandbox is always, but "+c.h.opts.SandboxRequired
 	}
 	g := gated{result: res, reason: "cuff: " + why}
+	if verdict == gate.VerdictAsk && res.Grantable() && b != nil && b.Granted(c.key, command) {
+		return gated{result: res, permission: PermissionAllow, reason: "cuff: approved for the rest of this session", granted: true}
+	}
 	switch verdict {
 	case gate.VerdictAllow:
 		g.permission = PermissionAllow

@@ -32,6 +32,11 @@ func (c *call) unknown(r string) { c.e.add(TierGrey, r) }
 func (c *call) grey(r string)    { c.e.add(TierGrey, r); c.e.unliftable = true }
 func (c *call) risky(r string)   { c.e.add(TierRisky, r); c.e.unliftable = true }
 
+// guardRisk records a concern about cuff's own state, the agent's settings
+// or a guarded directory: risky, and beyond what a session approval
+// covers (Result.Grantable).
+func (c *call) guardRisk(r string) { c.risky(r); c.e.guarded = true }
+
 // agentCode marks the command as running code, or following build
 // configuration, that the agent may have written; what says which.
 func (c *call) agentCode(what string) {

@@ -23,7 +23,7 @@ func (c *call) cuff() {
 	case "exec":
 		c.cuffExec(rest)
 	case "approve", "deny", "hook", "init", "import":
-		c.risky("cuff " + sub.val + " changes cuff's own approvals, hooks or recordings; an agent must not run it")
+		c.guardRisk("cuff " + sub.val + " changes cuff's own approvals, hooks or recordings; an agent must not run it")
 	case "record", "runs":
 		if len(rest) > 0 && (rest[0].val == "clean" || rest[0].val == "prune") {
 			c.risky("cuff " + sub.val + " " + rest[0].val + " deletes recordings")

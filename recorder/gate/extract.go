@@ -129,7 +129,7 @@ func (c *call) writesMembers(dest arg, members []member, strip int, what string)
 				c.risky("destructive: " + what + " makes " + n + ", a device or special file")
 			case memberDir:
 				if g := guardedIn(c.a.place(w, true).rel, false); g != "" && c.a.where(w) == pathInside {
-					c.risky("destructive: " + what + " writes " + n + ", " + guardedPart(g, c.a.place(w, true).rel))
+					c.guardRisk("destructive: " + what + " writes " + n + ", " + guardedPart(g, c.a.place(w, true).rel))
 				}
 				c.writesUnlessDir(w, what)
 			default:

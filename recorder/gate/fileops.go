@@ -38,7 +38,7 @@ func (c *call) rm() {
 				return
 			}
 			if g := guardedIn(rel, x.glob); g != "" {
-				c.risky("destructive: " + c.name + " " + x.val + " deletes " + guardedPart(g, rel))
+				c.guardRisk("destructive: " + c.name + " " + x.val + " deletes " + guardedPart(g, rel))
 				return
 			}
 		}
@@ -201,7 +201,7 @@ func (c *call) chmod() {
 	recursive := ops.has("-R", "--recursive")
 	for _, x := range n {
 		if rel, ok := c.a.relOf(x, true, true); ok && recursive && (rel == "." || rel == "*" && x.glob) {
-			c.risky("destructive: " + c.name + " -R " + x.val + " changes the whole workspace, .git and .cuff included")
+			c.guardRisk("destructive: " + c.name + " -R " + x.val + " changes the whole workspace, .git and .cuff included")
 			return
 		}
 		if !c.a.where(x).writable() || isRootLike(x.val) {
@@ -209,7 +209,7 @@ func (c *call) chmod() {
 			return
 		}
 		if g, _ := c.a.guarded(x, true); g != "" {
-			c.risky("destructive: " + c.name + " changes permissions in " + guardedWhat(g))
+			c.guardRisk("destructive: " + c.name + " changes permissions in " + guardedWhat(g))
 			return
 		}
 	}

@@ -97,11 +97,11 @@ func (c *call) find() {
 				return
 			}
 			if g, rel := c.a.guarded(s, false); g != "" {
-				c.risky("destructive: find " + s.val + " -delete deletes " + guardedPart(g, rel))
+				c.guardRisk("destructive: find " + s.val + " -delete deletes " + guardedPart(g, rel))
 				return
 			}
 			if rel, ok := c.a.relOf(s, true, false); ok && rel == "." && everything {
-				c.risky("destructive: find " + s.val + " -delete deletes the whole workspace, .git and .cuff included")
+				c.guardRisk("destructive: find " + s.val + " -delete deletes the whole workspace, .git and .cuff included")
 				return
 			}
 		}

@@ -321,6 +321,7 @@ func (r *Result) summarise() {
 	for _, x := range r.Commands {
 		r.AgentCode = r.AgentCode || x.AgentCode
 		r.Secret = r.Secret || x.Secret
+		r.Guarded = r.Guarded || x.guarded
 	}
 	r.Reasons = make([]string, 0, len(c.Reasons)+1)
 	if len(r.Commands) > 1 {

@@ -222,7 +222,7 @@ func (c *call) gitSub(sub string, rest []arg) {
 	case "stash":
 		for _, x := range rest {
 			if x.val == "-a" || isLong(x.val, "all") {
-				c.risky("destructive: git stash --all stashes away ignored files too, .cuff's policy and recordings among them")
+				c.guardRisk("destructive: git stash --all stashes away ignored files too, .cuff's policy and recordings among them")
 				return
 			}
 		}
@@ -409,7 +409,7 @@ func (c *call) gitClean(rest []arg) {
 	for _, x := range targets {
 		x, magic := c.gitPathspec(x)
 		if g, rel := c.a.guarded(x, false); g != "" {
-			c.risky("destructive: git clean " + x.val + " deletes " + guardedPart(g, rel))
+			c.guardRisk("destructive: git clean " + x.val + " deletes " + guardedPart(g, rel))
 			return
 		}
 		rel, ok := c.a.relOf(x, false, false)
@@ -418,10 +418,10 @@ func (c *call) gitClean(rest []arg) {
 		}
 		switch {
 		case ignored:
-			c.risky("destructive: git clean -x deletes ignored files too, .cuff's policy and recordings among them")
+			c.guardRisk("destructive: git clean -x deletes ignored files too, .cuff's policy and recordings among them")
 			return
 		case dirs:
-			c.risky("destructive: git clean -d deletes untracked directories, which .claude, .codex or .cuff may be")
+			c.guardRisk("destructive: git clean -d deletes untracked directories, which .claude, .codex or .cuff may be")
 			return
 		}
 	}
@@ -443,7 +443,7 @@ func (c *call) gitTouchesGuarded(sub string, rest []arg) bool {
 		}
 		x, _ := c.gitPathspec(x)
 		if g, rel := c.a.guarded(x, false); g != "" {
-			c.risky("destructive: git " + sub + " " + x.val + " changes " + guardedPart(g, rel))
+			c.guardRisk("destructive: git " + sub + " " + x.val + " changes " + guardedPart(g, rel))
 			return true
 		}
 	}

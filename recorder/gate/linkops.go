@@ -171,7 +171,7 @@ func (c *call) madeLink(newName, text, shown string) {
 		where += " (" + to.real + ")"
 	}
 	if what := c.a.linksGuarded(arg{val: text}); what != "" {
-		c.risky("indirection: " + c.name + " links to " + text + ", " + what + ": later commands could change it through the link unchecked")
+		c.guardRisk("indirection: " + c.name + " links to " + text + ", " + what + ": later commands could change it through the link unchecked")
 		return
 	}
 	switch {
@@ -180,7 +180,7 @@ func (c *call) madeLink(newName, text, shown string) {
 	case to.kind != pathInside:
 		c.risky("indirection: " + c.name + " makes a link to " + where + ", outside the work tree: later commands could write there through it unchecked")
 	case guardedIn(to.rel, false) != "" || controlFile(to.rel):
-		c.risky("indirection: " + c.name + " makes a link to " + where + ", " + c.guardedWhatOf(to.rel) + ": later commands could change it through the link unchecked")
+		c.guardRisk("indirection: " + c.name + " makes a link to " + where + ", " + c.guardedWhatOf(to.rel) + ": later commands could change it through the link unchecked")
 	}
 	if c.a.made == nil {
 		c.a.made = map[string]string{}
@@ -213,7 +213,7 @@ func (c *call) hardLink(src arg) {
 			c.risky("indirection: " + c.name + " makes a second name (a hard link) for " + src.val + ", outside the work tree: writing it would change that file")
 			return
 		case guardedIn(pl.rel, false) != "" || controlFile(pl.rel):
-			c.risky("indirection: " + c.name + " makes a second name (a hard link) for " + src.val + ", " + c.guardedWhatOf(pl.rel))
+			c.guardRisk("indirection: " + c.name + " makes a second name (a hard link) for " + src.val + ", " + c.guardedWhatOf(pl.rel))
 			return
 		}
 	}
@@ -249,11 +249,11 @@ func (c *call) copiedEntries(dir, shown, newName string, mode linkMode) {
 		name := newName + "/" + rel
 		if to := c.a.placeAbs(name, false); to.kind == pathInside {
 			if g := guardedIn(to.rel, false); g != "" {
-				c.risky("destructive: " + c.name + " " + shown + " writes " + to.rel + ", " + guardedPart(g, to.rel))
+				c.guardRisk("destructive: " + c.name + " " + shown + " writes " + to.rel + ", " + guardedPart(g, to.rel))
 				return false
 			}
 			if controlFile(to.rel) {
-				c.risky("indirection: " + c.name + " " + shown + " writes " + to.rel + ", a file that makes tools run commands or that holds permissions")
+				c.guardRisk("indirection: " + c.name + " " + shown + " writes " + to.rel + ", a file that makes tools run commands or that holds permissions")
 				return false
 			}
 		}

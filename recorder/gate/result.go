@@ -20,6 +20,11 @@ type Result struct {
 	AgentCode bool `json:"agent_code"`
 	// Secret is set when some part reads credential material.
 	Secret bool `json:"secret"`
+	// Guarded is set when some part changes cuff's own state (approvals,
+	// grants, policy), the agent's settings and hooks, or a guarded
+	// directory (.git, .cuff, .claude, .codex): only a person's approval of
+	// that very run may let it through, never a session approval.
+	Guarded bool `json:"guarded"`
 	// Sandboxed says the verdict assumed the command runs in cuff's sandbox
 	// (Input.Sandboxed).
 	Sandboxed bool `json:"sandboxed"`
@@ -53,7 +58,10 @@ type Command struct {
 	// projectRule: a project rule decided the command.
 	projectRule bool
 	// secret: the command reads credential material (see Secret).
-	secret   bool
+	secret bool
+	// guarded: the command changes cuff's state, the agent's settings or
+	// a guarded directory (see Result.Guarded).
+	guarded  bool
 	findings []finding
 	// findBuf backs findings, so that most commands need no allocation
 	// for them.
@@ -72,6 +80,11 @@ type Command struct {
 	ruleText string
 	need     copNeed
 }
+
+// Grantable reports whether a session approval of this exact command (a
+// grant) may let it run: the gate asks, no part is denied, and no part
+// touches what Guarded covers. A grant never outranks a deny rule.
+func (r *Result) Grantable() bool { return r.Verdict == VerdictAsk && !r.Guarded }
 
 // finding is one concern about a command, with the tier it implies.
 type finding struct {

@@ -625,21 +625,22 @@ func (a *analysis) redirects(e *Command, src string, st *syntax.Stmt) {
 // with the redirections rather than with the command's words. A pattern is
 // expanded as the shell would, and each file it matches is judged.
 func (a *analysis) writeTarget(e *Command, x arg, what string, extra bool) {
-	t, r := a.judgeWrite(x, what)
+	t, r, guarded := a.judgeWrite(x, what)
 	if x.glob && t < TierRisky {
 		matches, ok := a.expand(x)
 		if !ok {
 			t, r = TierRisky, "destructive: "+what+" "+x.val+", a pattern that matches too many files to check"
 		}
 		for _, m := range matches {
-			if mt, mr := a.judgeWrite(arg{val: m}, what); mt > t {
-				t, r = mt, mr
+			if mt, mr, mg := a.judgeWrite(arg{val: m}, what); mt > t {
+				t, r, guarded = mt, mr, mg
 			}
 		}
 	}
 	if r == "" {
 		return
 	}
+	e.guarded = e.guarded || guarded
 	if extra {
 		e.addExtra(t, r)
 	} else {
@@ -648,8 +649,21 @@ func (a *analysis) writeTarget(e *Command, x arg, what string, extra bool) {
 	}
 }
 
-// judgeWrite says what writing to the file x (following links) can do.
-func (a *analysis) judgeWrite(x arg, what string) (Tier, string) {
+// judgeWrite says what writing to the file x (following links) can do,
+// and whether it touches a guarded directory, a control file or a
+// protected directory (cuff's state, the agent's settings).
+func (a *analysis) judgeWrite(x arg, what string) (Tier, string, bool) {
+	t, r := a.judgeWriteAt(x, what)
+	if t < TierRisky {
+		return t, r, false
+	}
+	pl := a.place(x, true)
+	guarded := pl.kind == pathInside && (guardedIn(pl.rel, x.glob) != "" || controlFile(pl.rel) || x.glob && controlPattern(pl.rel)) ||
+		pl.real != "" && a.g.protectedDir(pl.real) != ""
+	return t, r, guarded
+}
+
+func (a *analysis) judgeWriteAt(x arg, what string) (Tier, string) {
 	pl := a.place(x, true)
 	shown := x.val
 	if pl.viaLink && pl.real != "" {

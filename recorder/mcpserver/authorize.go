@@ -89,7 +89,7 @@ func (s *Server) authorize(ctx context.Context, c *config, g *generation, cl *ca
 		log.Info("Command denied by the gate", "reason", why)
 		return nil, &deniedError{msg: "cuff's gate denied this command: " + why}
 	}
-	if c.broker.Granted(key, command) {
+	if res.Grantable() && c.broker.Granted(key, command) {
 		cl.approved = true
 		return nil, nil
 	}
