@@ -149,6 +149,10 @@ func Story(events []Event) []string {
 	return lines
 }
 
+// Outcome is how a bash_run ended, as Story tells it: "exit N", "timed
+// out", or its error's code (not_run, …).
+func Outcome(ev Event) string { return runOutcome(ev) }
+
 // runOutcome is how a bash_run ended: its exit code, or its error's code.
 func runOutcome(ev Event) string {
 	if errObj, ok := ev["error"].(map[string]any); ok {

@@ -49,3 +49,50 @@ func TestCodexMCPCall(t *testing.T) {
 		t.Errorf("cuff recorded %q", runs)
 	}
 }
+
+// TestCodexFailingCalls: a command that fails, run by Codex itself and
+// through cuff mcp, is shown failed: cuff records the exit code, and the
+// Codex session shows both calls failed.
+func TestCodexFailingCalls(t *testing.T) {
+	e := at.New(t)
+	m := at.NewResponses(t, at.Say("list the missing folder",
+		at.Turn(at.Exec("ls no-such-folder").WithID("call_own")),
+		at.Turn(at.MCP("cuff", "bash_recorder_execute", map[string]any{"command": "ls no-such-folder"}).WithID("call_cuff")),
+		at.Turn(at.Text("Both failed.")),
+	))
+	e.CodexConfig(m, at.MCPServer{Name: "cuff", Command: at.CuffBin(t), Args: []string{"mcp"},
+		Approved: []string{"bash_recorder.execute"}})
+	r := e.RunCodex("list the missing folder", "-s", "workspace-write")
+	if r.Code != 0 {
+		t.Fatalf("codex exit %d\n%s", r.Code, r.Stderr)
+	}
+	if res, _ := m.Result("call_own"); !strings.Contains(res.Output, "exited with code 2") {
+		t.Errorf("the model got %+v for its own ls", res)
+	}
+	if res, _ := m.Result("call_cuff"); !strings.Contains(res.Output, `"exit_code":2`) {
+		t.Errorf("the model got %+v for the ls through cuff", res)
+	}
+	var runs []string
+	for _, s := range e.Sessions() {
+		for _, ev := range e.Events(s.Str("session_id")) {
+			if ev.Type() == "bash_run" {
+				runs = append(runs, ev.Str("command")+" → "+at.Outcome(ev))
+			}
+		}
+	}
+	if len(runs) != 1 || runs[0] != "ls no-such-folder → exit 2" {
+		t.Errorf("cuff recorded %q", runs)
+	}
+	story := at.Story(e.Events("codex:" + r.ThreadID))
+	var failed int
+	for _, line := range story {
+		if strings.Contains(line, "→ exit 2") || strings.HasSuffix(line, "→ error") {
+			failed++
+		}
+	}
+	t.Logf("the Codex session tells:\n\t%s", strings.Join(story, "\n\t"))
+	if failed != 2 {
+		t.Skipf("SKIP until issue 11 item 8 (helper join: failed Codex MCP calls shown as failed): %d of 2 failed calls shown failed:\n\t%s",
+			failed, strings.Join(story, "\n\t"))
+	}
+}
