@@ -88,6 +88,29 @@ func (e *hookEnv) events() []map[string]any {
 	return evs
 }
 
+// watched makes it look as if a TUI watches for requests (a heartbeat,
+// until the test ends) and returns the broker to answer them with.
+func (e *hookEnv) watched() *approval.Broker {
+	e.t.Helper()
+	b := approval.New(e.state)
+	stop, err := b.StartHeartbeat(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(stop)
+	return b
+}
+
+// calls lists the recorded events as type@call_id, in order.
+func (e *hookEnv) calls() string {
+	e.t.Helper()
+	var got []string
+	for _, ev := range e.events() {
+		got = append(got, fmt.Sprintf("%s@%v", ev["type"], ev["call_id"]))
+	}
+	return strings.Join(got, " ")
+}
+
 func TestClaudeHookRecordsASession(t *testing.T) {
 	e := newHookEnv(t)
 	if r := e.send("SessionStart", map[string]any{"source": "startup", "model": "claude-sonnet-4"}); r.code != 0 || r.stdout != "" {
@@ -163,12 +186,7 @@ func TestClaudeHookRecordsASession(t *testing.T) {
 
 func TestClaudeHookAsksThroughTheTUI(t *testing.T) {
 	e := newHookEnv(t)
-	b := approval.New(e.state)
-	stop, err := b.StartHeartbeat(context.Background()) // a TUI is watching
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
+	b := e.watched()
 	decide := func(answer approval.Answer) {
 		for i := 0; i < 1200; i++ { // 30 s: a slow machine starts the hook late
 			pending, _ := b.Pending()
@@ -194,15 +212,12 @@ func TestClaudeHookAsksThroughTheTUI(t *testing.T) {
 	if p, why := permissionOf(t, r); p != "deny" || !strings.Contains(why, "not from this host") {
 		t.Errorf("denied: %q %q", p, why)
 	}
-	var got []string
-	for _, ev := range e.events() {
-		got = append(got, fmt.Sprintf("%s@%v", ev["type"], ev["call_id"]))
-	}
+	got := e.calls()
 	// The denied command never ran: it is shown, in its place, as not run.
 	want := "session_start@<nil> approval_request@toolu_10 approval_decision@toolu_10 bash_start@toolu_10 " +
 		"approval_request@toolu_11 approval_decision@toolu_11 bash_start@toolu_11 bash_run@toolu_11"
-	if strings.Join(got, " ") != want {
-		t.Errorf("events\n got %s\nwant %s", strings.Join(got, " "), want)
+	if got != want {
+		t.Errorf("events\n got %s\nwant %s", got, want)
 	}
 }
 
@@ -303,14 +318,11 @@ func TestClaudeHookAfterSessionEnd(t *testing.T) {
 	if n := strings.Count(r.stdout, `"session_id"`); n != 1 || strings.Contains(r.stdout, `"live": true`) || !strings.Contains(r.stdout, `"status": "complete"`) {
 		t.Errorf("a late event: %s", r.stdout)
 	}
-	var got []string
-	for _, ev := range e.events() {
-		got = append(got, fmt.Sprintf("%s@%v", ev["type"], ev["call_id"]))
-	}
+	got := e.calls()
 	want := "session_start@<nil> bash_start@toolu_30 bash_run@toolu_30 session_end@<nil> bash_start@toolu_30 bash_run@toolu_30 session_end@<nil>"
-	if strings.Join(got, " ") != want {
+	if got != want {
 		// the run closed at the end as not run, then its late result: both are what happened
-		t.Errorf("events\n got %s\nwant %s", strings.Join(got, " "), want)
+		t.Errorf("events\n got %s\nwant %s", got, want)
 	}
 	e.send("SessionStart", map[string]any{"source": "resume"})
 	e.send("UserPromptSubmit", map[string]any{"prompt": "one more thing"})
@@ -386,12 +398,7 @@ func TestClaudeHookJoiningMidSessionSkipsHistory(t *testing.T) {
 // item 4).
 func TestClaudeHookSessionEndWithdrawsItsRequests(t *testing.T) {
 	e := newHookEnv(t)
-	b := approval.New(e.state)
-	stop, err := b.StartHeartbeat(context.Background()) // a TUI is watching
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
+	b := e.watched()
 	asked := make(chan result, 1)
 	go func() {
 		asked <- e.send("PreToolUse", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_40",
@@ -413,13 +420,10 @@ func TestClaudeHookSessionEndWithdrawsItsRequests(t *testing.T) {
 	if p, why := permissionOf(t, r); p != "deny" || !strings.Contains(why, "session ended") {
 		t.Errorf("the waiting hook: %q %q", p, why)
 	}
-	var got []string
-	for _, ev := range e.events() {
-		got = append(got, fmt.Sprintf("%s@%v", ev["type"], ev["call_id"]))
-	}
+	got := e.calls()
 	want := "session_start@<nil> approval_request@toolu_40 approval_decision@toolu_40 bash_start@toolu_40 bash_run@toolu_40 session_end@<nil>"
-	if strings.Join(got, " ") != want {
-		t.Errorf("events\n got %s\nwant %s", strings.Join(got, " "), want)
+	if got != want {
+		t.Errorf("events\n got %s\nwant %s", got, want)
 	}
 	late := e.run("", "approve", id)
 	if late.code == 0 || !strings.Contains(late.stderr, "withdrawn: the agent's session ended") {

@@ -27,10 +27,7 @@ func TestClaudeTextThenBash(t *testing.T) {
 		at.Turn(at.Text("I'll look at the status first."), at.Bash("git status --short").WithID("toolu_status")),
 		at.Turn(at.Text("The tree is clean apart from cuff's store.")),
 	))
-	r := e.RunClaude(m, "show me the status")
-	if r.Code != 0 {
-		t.Fatalf("claude exit %d\n%s", r.Code, r.Stderr)
-	}
+	r := claudeOK(t, e, m, "show me the status")
 	if res, ok := m.Result("toolu_status"); !ok || res.IsError || !strings.Contains(res.Output, ".cuff/") {
 		t.Errorf("the model got %+v for git status", res)
 	}
@@ -57,10 +54,7 @@ func TestClaudeRiskyCommandWithoutTUI(t *testing.T) {
 		at.Turn(at.Text("Installing it with the script."), at.Bash(risky).WithID("toolu_risky")),
 		at.Turn(at.Text("The install was not allowed.")),
 	))
-	r := e.RunClaude(m, "install the tool")
-	if r.Code != 0 {
-		t.Fatalf("claude exit %d\n%s", r.Code, r.Stderr)
-	}
+	r := claudeOK(t, e, m, "install the tool")
 	if d := r.Denials(); len(d) != 1 || d[0] != "toolu_risky" {
 		t.Errorf("claude's permission denials: %v", d)
 	}
@@ -86,10 +80,7 @@ func TestClaudeFailingCommand(t *testing.T) {
 		at.Turn(at.Bash("ls no-such-folder").WithID("toolu_ls")),
 		at.Turn(at.Text("The folder does not exist.")),
 	))
-	r := e.RunClaude(m, "list the missing folder")
-	if r.Code != 0 {
-		t.Fatalf("claude exit %d\n%s", r.Code, r.Stderr)
-	}
+	r := claudeOK(t, e, m, "list the missing folder")
 	if res, _ := m.Result("toolu_ls"); !res.IsError || !strings.Contains(res.Output, "No such file") {
 		t.Errorf("the model got %+v; want the failure", res)
 	}
@@ -117,10 +108,7 @@ func TestClaudeSubAgent(t *testing.T) {
 			at.Turn(at.Text("There are 4 entries.")),
 		),
 	)
-	r := e.RunClaude(m, "count the files")
-	if r.Code != 0 {
-		t.Fatalf("claude exit %d\n%s", r.Code, r.Stderr)
-	}
+	r := claudeOK(t, e, m, "count the files")
 	_, evs := e.Recording(r.SessionID)
 	at.ExpectStory(t, evs,
 		"user: count the files",
@@ -140,10 +128,7 @@ func TestClaudeSubAgent(t *testing.T) {
 func TestClaudeOneRowPerConversation(t *testing.T) {
 	e := hooked(t)
 	m := at.NewAnthropic(t, at.Say("say hello", at.Turn(at.Text("Hello."))))
-	r := e.RunClaude(m, "say hello")
-	if r.Code != 0 {
-		t.Fatalf("claude exit %d\n%s", r.Code, r.Stderr)
-	}
+	claudeOK(t, e, m, "say hello")
 	out := e.Cuff("record", "list", "--source", "all", "--format", "json")
 	if n := strings.Count(out.Stdout, `"session_id"`); n != 1 {
 		t.Skipf("SKIP until issue 11 item 2 (one session per conversation, helper join) lands: %d rows for one conversation:\n%s", n, out.Stdout)

@@ -24,3 +24,20 @@ func pendingStory(t *testing.T, fix string, events []agenttest.Event, want ...st
 	}
 	t.Skipf("SKIP until %s; the session tells:\n\t%s\nwant:\n\t%s", fix, strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
 }
+
+// claudeOK runs Claude Code to its end and fails the test unless it exited 0.
+func claudeOK(t *testing.T, e *agenttest.Env, m *agenttest.Anthropic, prompt string, args ...string) *agenttest.ClaudeRun {
+	t.Helper()
+	return finishedOK(t, e, e.StartClaude(m, prompt, args...))
+}
+
+// finishedOK waits for a started Claude Code and fails the test unless it
+// exited 0.
+func finishedOK(t *testing.T, e *agenttest.Env, p *agenttest.Proc) *agenttest.ClaudeRun {
+	t.Helper()
+	r := e.ClaudeResult(p)
+	if r.Code != 0 {
+		t.Fatalf("claude exit %d\n%s", r.Code, r.Stderr)
+	}
+	return r
+}

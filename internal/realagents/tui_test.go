@@ -87,10 +87,7 @@ func TestClaudeRiskyCommandDeniedInTUI(t *testing.T) {
 	press(t, ts, "d", "the reason goes back to the agent")
 	ts.Type("secrets stay here")
 	ts.Keys("Enter")
-	r := e.ClaudeResult(p)
-	if r.Code != 0 {
-		t.Fatalf("claude exit %d\n%s", r.Code, r.Stderr)
-	}
+	r := finishedOK(t, e, p)
 	res, ok := m.Result("toolu_upload")
 	if !ok || !res.IsError || !strings.Contains(res.Output, "secrets stay here") {
 		t.Errorf("the model got %+v; want the denial with its reason", res)
