@@ -149,6 +149,8 @@ func BashStatus(r *transcript.BashRun) string {
 		return fmt.Sprintf("timed out after %d s", r.TimeoutSeconds)
 	case r.TimedOut:
 		return "timed out"
+	case r.RecorderDied():
+		return transcript.RecorderDiedMessage
 	case r.Interrupted:
 		return "interrupted"
 	case r.ExitCode != nil:

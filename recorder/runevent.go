@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"github.com/cuff-dev/cuff/recorder/runner"
+	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 )
 
@@ -13,9 +14,11 @@ type RunDetails struct {
 	Environment map[string]string
 }
 
-// StartEvent is the bash_start body for a command about to run.
+// StartEvent is the bash_start body for a command about to run in this
+// process, which is to record its end: should it die first, readers show
+// the run as interrupted with it.
 func StartEvent(c *runner.Command, dir string) *transcript.BashStart {
-	return &transcript.BashStart{Command: c.String(), Argv: argvOf(c), WorkingDirectory: dir}
+	return &transcript.BashStart{Command: c.String(), Argv: argvOf(c), WorkingDirectory: dir, Recorder: session.SelfRecorder()}
 }
 
 func argvOf(c *runner.Command) []string {

@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -211,5 +212,66 @@ func TestFollowDoesNotHoldAnUnfinishedLine(t *testing.T) {
 	}
 	if ev := items[2].Event; ev == nil || len(ev.Body.(*transcript.ChatTurn).Text) != 1000+1<<20 {
 		t.Errorf("the long line: %+v", items[2])
+	}
+}
+
+// TestRunOfDeadRecorderIsInterrupted: a run whose start names a recorder
+// that has died is read back ended (interrupted: the recorder died), listed
+// as a command and a failure, and found by Runs; one whose recorder lives is
+// still running; one without a recorder is judged by the session's life.
+func TestRunOfDeadRecorderIsInterrupted(t *testing.T) {
+	s, _ := newStore(t)
+	sleeper := exec.Command("sleep", "60")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	dead := ProcessOf(sleeper.Process.Pid)
+	sleeper.Process.Kill()
+	sleeper.Wait()
+	if dead == nil || !RecorderGone(dead) || RecorderGone(SelfRecorder()) {
+		t.Fatalf("recorders: dead %+v gone %v, self gone %v", dead, RecorderGone(dead), RecorderGone(SelfRecorder()))
+	}
+	w, _ := s.Create(&transcript.SessionStart{Agent: "t"}, time.Now())
+	for _, rec := range []*transcript.RecorderProcess{dead, SelfRecorder()} {
+		w.Append(transcript.New(w.ID(), time.Now(), &transcript.BashStart{Command: "sleep 300", Recorder: rec}))
+	}
+	var ends []*transcript.BashRun
+	s.ReadEvents(w.ID(), func(ev *transcript.Event) error {
+		if b, ok := ev.Body.(*transcript.BashRun); ok {
+			ends = append(ends, b)
+		}
+		return nil
+	})
+	if len(ends) != 1 || !ends[0].RecorderDied() || !ends[0].Failed() {
+		t.Errorf("ends read back: %+v", ends)
+	}
+	all, _ := s.Sessions()
+	if all[0].AllCommands() != 1 || all[0].Failures() != 1 {
+		t.Errorf("listed: %d commands, %d failures", all[0].AllCommands(), all[0].Failures())
+	}
+	if runs, _ := s.Runs(RunFilter{}); len(runs) != 1 || runs[0].Event.CallID == "" || runs[0].Start == nil {
+		t.Errorf("runs: %+v", runs)
+	}
+	// Without a recorder: running while a writer holds the session, over
+	// once it has none and nothing was appended for a while.
+	w.Append(transcript.New(w.ID(), time.Now(), &transcript.BashStart{Command: "hook run"}))
+	count := func() int {
+		n := 0
+		s.ReadEvents(w.ID(), func(ev *transcript.Event) error {
+			if b, ok := ev.Body.(*transcript.BashRun); ok && b.RecorderDied() {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	if n := count(); n != 1 {
+		t.Errorf("with the writer there: %d died", n)
+	}
+	w.Detach()
+	old := time.Now().Add(-time.Hour) // no append for an hour, no writer
+	os.Chtimes(s.EventsPath(w.ID()), old, old)
+	if n := count(); n != 2 {
+		t.Errorf("with no writer and no recent append: %d died, want 2", n)
 	}
 }

@@ -62,6 +62,9 @@ type FollowOptions struct {
 	// the file is replaced and read again, events up to it are not passed
 	// on twice.
 	AfterSeq int64
+	// Runs are the runs the caller read the start of, before From, and not
+	// the end: should their recorder die, the follower ends them too.
+	Runs *OpenRuns
 }
 
 // LineDecoder decodes a foreign transcript line by line as it grows. Flush
@@ -84,6 +87,9 @@ func Follow(ctx context.Context, path string, opts FollowOptions, fn func(Follow
 	f := &follower{path: path, offset: opts.From, fn: fn, decoder: opts.Decoder,
 		detect: opts.Detect && opts.Decoder == nil, uuid: opts.FallbackUUID,
 		info: opts.Seen, seen: opts.Seen != nil, lastSeq: opts.AfterSeq}
+	if opts.Runs != nil {
+		f.open = *opts.Runs
+	}
 	defer f.close()
 	for {
 		if err := f.step(); err != nil {
@@ -121,6 +127,10 @@ type follower struct {
 	lastSeq int64
 	fn      func(FollowItem)
 	seen    bool // the file existed at some point
+	// open are the runs that started and have not ended: one whose
+	// recorder dies is ended for the caller (DiedRun), once.
+	open  OpenRuns
+	ended bool // a session_end was read
 }
 
 func (f *follower) close() {
@@ -162,10 +172,16 @@ func (f *follower) step() error {
 	if fi.Size() < f.offset {
 		f.fn(FollowItem{Err: ErrTruncated})
 		f.offset, f.line, f.lastSeq = 0, 0, 0 // a new beginning: pass everything on again
+		f.open, f.ended = OpenRuns{}, false
 		f.dropPending()
 	}
 	if err := f.drain(); err != nil {
 		return err
+	}
+	if len(f.open.starts) > 0 {
+		for _, ev := range f.open.died(f.ended) {
+			f.fn(FollowItem{Event: ev, Offset: f.offset})
+		}
 	}
 	if f.decoder != nil {
 		return f.decoder.Flush(f.emit)
@@ -186,6 +202,10 @@ func (f *follower) deliver(ev *transcript.Event, offset int64) {
 			return
 		}
 		f.lastSeq = ev.Seq
+	}
+	f.open.Note(ev)
+	if ev.Type == transcript.TypeSessionEnd {
+		f.ended = true
 	}
 	f.fn(FollowItem{Event: ev, Offset: offset})
 }

@@ -156,6 +156,7 @@ func (s *Store) Sessions() ([]*Meta, error) {
 	now := time.Now()
 	for _, m := range ix.Sessions {
 		m.Live = IsLive(m.Ended, !m.Ended && s.leaseHeld(m.SessionID), m.LastUpdated, time.Unix(0, m.FileModTime), now)
+		m.countDied()
 		if !m.Ended && !m.Live {
 			m.Status = StatusIdle
 			if len(m.OpenCalls) > 0 {

@@ -42,22 +42,45 @@ type Meta struct {
 	Ended       bool   `json:"ended"`
 	// OpenCalls holds the call ids of commands that started and have not
 	// finished: a session left with some is interrupted, without any idle.
-	OpenCalls      map[string]bool `json:"open_calls,omitempty"`
-	FileSizeBytes  int64           `json:"file_size_bytes"`
-	FileModTime    int64           `json:"file_mtime_ns"`
-	SummarizedUpTo int64           `json:"summarized_bytes"`
+	OpenCalls map[string]bool `json:"open_calls,omitempty"`
+	// OpenRecorders names, by call id, the process that is to record the
+	// end of an open command, where the start said (see
+	// transcript.BashStart.Recorder).
+	OpenRecorders  map[string]*transcript.RecorderProcess `json:"open_recorders,omitempty"`
+	FileSizeBytes  int64                                  `json:"file_size_bytes"`
+	FileModTime    int64                                  `json:"file_mtime_ns"`
+	SummarizedUpTo int64                                  `json:"summarized_bytes"`
 
 	// Live is computed when listing (IsLive): the session has not ended and
 	// a writer holds its lease or it was appended to within LiveWindow. It
 	// is never stored.
 	Live bool `json:"-"`
+	// Died is computed when listing too: the open commands whose recorder
+	// died (or, where it is not known, that the session will not see end).
+	// They count as commands and as failures (interrupted).
+	Died int64 `json:"-"`
 }
 
 // Duration is the session's wall time from its first to its last event.
 func (m *Meta) Duration() time.Duration { return time.Duration(m.TotalDurationMS) * time.Millisecond }
 
-// Failures counts commands that failed or timed out.
-func (m *Meta) Failures() int64 { return m.CommandsFailed + m.CommandsTimedOut }
+// Failures counts commands that failed, timed out, or died with their
+// recorder.
+func (m *Meta) Failures() int64 { return m.CommandsFailed + m.CommandsTimedOut + m.Died }
+
+// AllCommands counts commands that ended and those that died with their
+// recorder.
+func (m *Meta) AllCommands() int64 { return m.Commands + m.Died }
+
+// countDied sets Died from the open commands, Live being set.
+func (m *Meta) countDied() {
+	m.Died = 0
+	for id := range m.OpenCalls {
+		if gone, known := recorderGone(m.OpenRecorders[id]); gone || !known && !m.Live {
+			m.Died++
+		}
+	}
+}
 
 // Add folds one event into the summary: the count every view of a session
 // shows (turns, tool calls, commands and failures as the session list
@@ -106,9 +129,16 @@ func (m *Meta) add(ev *transcript.Event) {
 				m.OpenCalls = map[string]bool{}
 			}
 			m.OpenCalls[ev.CallID] = true
+			if b.Recorder != nil {
+				if m.OpenRecorders == nil {
+					m.OpenRecorders = map[string]*transcript.RecorderProcess{}
+				}
+				m.OpenRecorders[ev.CallID] = b.Recorder
+			}
 		}
 	case *transcript.BashRun:
 		delete(m.OpenCalls, ev.CallID)
+		delete(m.OpenRecorders, ev.CallID)
 		m.Commands++
 		switch {
 		case b.TimedOut:

@@ -86,7 +86,7 @@ func (s *Store) Runs(f RunFilter) ([]Run, error) {
 	}
 	var runs []Run
 	for _, m := range all {
-		if m.Commands == 0 || (f.SessionID != "" && !strings.Contains(m.SessionID, f.SessionID)) ||
+		if m.AllCommands() == 0 || (f.SessionID != "" && !strings.Contains(m.SessionID, f.SessionID)) ||
 			(!f.Since.IsZero() && m.LastUpdated.Before(f.Since)) || (!f.Until.IsZero() && m.CreatedAt.After(f.Until)) {
 			continue
 		}
@@ -184,7 +184,7 @@ func (s *Store) PruneRuns(drop func(sessionID string, ev *transcript.Event, b *t
 		return res, err
 	}
 	for _, m := range all {
-		if m.Commands == 0 {
+		if m.AllCommands() == 0 {
 			continue
 		}
 		n, freed, err := s.pruneSession(m.SessionID, drop, dryRun)
@@ -218,17 +218,26 @@ func (s *Store) pruneSession(id string, drop func(string, *transcript.Event, *tr
 	if err != nil {
 		return 0, 0, fmt.Errorf("stat session %s: %w", id, err)
 	}
-	// First pass: which call ids go, and the highest seq given out.
+	// First pass: which call ids go, and the highest seq given out. A run
+	// whose recorder died is judged by the end readers give it.
 	gone := map[string]bool{}
 	var maxSeq int64
-	if _, err := ReadAll(io.NewSectionReader(f, 0, fi.Size()), func(ev *transcript.Event) error {
-		maxSeq = max(maxSeq, ev.Seq)
+	var open OpenRuns
+	keep := func(ev *transcript.Event) {
 		if b, ok := ev.Body.(*transcript.BashRun); ok && drop(id, ev, b) {
 			gone[ev.CallID] = true
 		}
+	}
+	if _, err := ReadAll(io.NewSectionReader(f, 0, fi.Size()), func(ev *transcript.Event) error {
+		maxSeq = max(maxSeq, ev.Seq)
+		open.Note(ev)
+		keep(ev)
 		return nil
 	}); err != nil {
 		return 0, 0, err
+	}
+	for _, ev := range open.died(false) {
+		keep(ev)
 	}
 	if len(gone) == 0 {
 		return 0, 0, nil

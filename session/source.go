@@ -75,7 +75,7 @@ func (s *Store) InfoOf(m *Meta) Info {
 		ID: m.SessionID, Source: NativeSourceName, Title: m.Title, Agent: m.Agent,
 		WorkingDirectory: m.WorkingDirectory, Started: m.CreatedAt, Updated: m.LastUpdated,
 		Duration: m.Duration(), Events: m.EntryCount, Turns: m.Turns, ToolCalls: m.ToolCalls,
-		Commands: m.Commands, Failures: m.Failures(), TimedOut: m.CommandsTimedOut, Approvals: m.Approvals,
+		Commands: m.AllCommands(), Failures: m.Failures(), TimedOut: m.CommandsTimedOut, Approvals: m.Approvals,
 		Status: m.Status, Live: m.Live,
 		Path: s.EventsPath(m.SessionID), SizeBytes: m.FileSizeBytes,
 	}

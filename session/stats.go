@@ -16,7 +16,9 @@ import (
 
 // ReadEvents streams the events of session id to fn in file order. Malformed
 // lines are skipped and counted in the returned stats; an error from fn
-// stops the reading and is returned.
+// stops the reading and is returned. A run that started and whose recorder
+// died before it recorded the end gets that end last (DiedRun), so that it
+// is shown and counted as the interrupted run it is.
 func (s *Store) ReadEvents(id string, fn func(*transcript.Event) error) (transcript.ReadStats, error) {
 	if !ValidID(id) {
 		return transcript.ReadStats{}, &InvalidIDError{ID: id}
@@ -29,7 +31,33 @@ func (s *Store) ReadEvents(id string, fn func(*transcript.Event) error) (transcr
 		return transcript.ReadStats{}, err // it names the file and what is wrong with it
 	}
 	defer f.Close()
-	return ReadFile(f, fn)
+	var open OpenRuns
+	var ended bool
+	var last time.Time
+	st, err := ReadFile(f, func(ev *transcript.Event) error {
+		open.Note(ev)
+		if ev.Type == transcript.TypeSessionEnd {
+			ended = true
+		}
+		if ev.TS.After(last) {
+			last = ev.TS
+		}
+		return fn(ev)
+	})
+	if err != nil || len(open.starts) == 0 {
+		return st, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return st, err
+	}
+	over := !IsLive(ended, s.leaseHeld(id), last, fi.ModTime(), time.Now())
+	for _, ev := range open.died(over) {
+		if err := fn(ev); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
 }
 
 // ReadFile streams every valid event of the file f to fn, skipping

@@ -180,8 +180,10 @@ func (w *Writer) CloseAt(status string, ts time.Time) error {
 		return fmt.Errorf("summarise session %s: %w", w.id, err)
 	}
 	m := &w.meta
+	m.Live = false // ending: a command whose recorder is not known will not end now
+	m.countDied()
 	counts := &transcript.Counts{Events: m.EntryCount + 1, Turns: m.Turns, ToolCalls: m.ToolCalls,
-		Commands: m.Commands, Failures: m.CommandsFailed, TimedOut: m.CommandsTimedOut, Approvals: m.Approvals}
+		Commands: m.AllCommands(), Failures: m.CommandsFailed + m.Died, TimedOut: m.CommandsTimedOut, Approvals: m.Approvals}
 	end := transcript.New(w.id, ts, &transcript.SessionEnd{Status: status, Counts: counts})
 	if err := w.Append(end); err != nil {
 		return err

@@ -143,7 +143,29 @@ type BashStart struct {
 	// (decision allow, deny, ask, or none when the agent's own permission
 	// flow decides).
 	Verdict *Verdict `json:"verdict,omitempty"`
+	// Recorder is the process that will record the run's end (cuff exec,
+	// cuff mcp): while it lives the run may be going on; once it is gone
+	// and no end was recorded, the run died with it.
+	Recorder *RecorderProcess `json:"recorder,omitempty"`
 }
+
+// RecorderProcess identifies a process across time: its pid, when it
+// started (clock ticks since boot, as /proc/PID/stat gives it, so that a
+// pid used again is not taken for it) and the boot it ran in.
+type RecorderProcess struct {
+	PID    int    `json:"pid"`
+	Start  uint64 `json:"start"`
+	BootID string `json:"boot_id"`
+}
+
+// RecorderDiedCode and RecorderDiedMessage describe a run whose start was
+// recorded and whose recorder died before it could record the end (kill -9,
+// a crash, the machine going down). Readers add such a run's end; it is not
+// in the file.
+const (
+	RecorderDiedCode    = "CUFF-REC-001"
+	RecorderDiedMessage = "interrupted: the recorder died"
+)
 
 // RunError is a structured failure of a run, such as CUFF-EXE-001.
 type RunError struct {
@@ -195,6 +217,12 @@ type SandboxDenial struct {
 	Path string `json:"path,omitempty"`
 	Addr string `json:"addr,omitempty"`
 	Line string `json:"line,omitempty"`
+}
+
+// RecorderDied reports whether this is the end readers give a run whose
+// recorder died before it recorded one (see RecorderDiedCode).
+func (b *BashRun) RecorderDied() bool {
+	return b.Interrupted && b.Error != nil && b.Error.Code == RecorderDiedCode
 }
 
 // Failed reports whether the run did not succeed: a non-zero exit, a

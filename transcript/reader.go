@@ -186,10 +186,8 @@ func (l *LineReader) Next() (line []byte, complete bool, err error) {
 		}
 		if !skipping {
 			l.buf = append(l.buf, chunk...)
-			switch c := firstNonBlank(l.buf); {
-			case c < 0: // only white space so far: nothing worth holding
-				l.buf = l.buf[:0]
-			case c != '{' && c != 0xC2: // 0xC2 may start U+0085 or U+00A0, which readers trim too
+			// 0xC2 may start U+0085 or U+00A0, which readers trim too.
+			if c := firstNonBlank(l.buf); c >= 0 && c != '{' && c != 0xC2 {
 				skipping = true
 				l.buf = l.buf[:min(len(l.buf), skipKeep)]
 			}

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/cuff-dev/cuff/internal/testenv"
+	"github.com/cuff-dev/cuff/internal/tmuxtest"
 )
 
 // TestKilledExecTakesItsCommandAlong: kill -9 of `cuff exec` must not leave
@@ -35,6 +39,42 @@ func TestKilledExecTakesItsCommandAlong(t *testing.T) {
 	}
 	<-done
 	testenv.WaitGroupGone(t, pgid, "after kill -9 of cuff exec")
+	diedEverywhere(t, dir, filepath.Join(dir, ".cuff"))
+}
+
+// diedEverywhere checks that the one run of the project, whose recorder was
+// killed, shows as interrupted by the recorder's death in every view that
+// counts runs: record list (a command, a failure), record show, runs list,
+// runs show, and the TUI.
+func diedEverywhere(t *testing.T, dir, store string) {
+	t.Helper()
+	const died = "interrupted: the recorder died"
+	list := cuff(t, dir, "", "--dir", store, "record", "list", "--format", "json")
+	var sessions []map[string]any
+	if err := json.Unmarshal([]byte(list.stdout), &sessions); err != nil || len(sessions) != 1 {
+		t.Fatalf("record list: %v\n%s%s", err, list.stdout, list.stderr)
+	}
+	id, _ := sessions[0]["session_id"].(string)
+	if sessions[0]["commands"] != 1.0 || sessions[0]["commands_failed"] != 1.0 {
+		t.Errorf("record list counts: %v", sessions[0])
+	}
+	if r := cuff(t, dir, "", "--dir", store, "record", "show", id, "--entries"); !strings.Contains(r.stdout, died) || !strings.Contains(r.stdout, "Failed: 1") {
+		t.Errorf("record show:\n%s%s", r.stdout, r.stderr)
+	}
+	if r := cuff(t, dir, "", "--dir", store, "runs", "list"); !strings.Contains(r.stdout, died) {
+		t.Errorf("runs list:\n%s%s", r.stdout, r.stderr)
+	}
+	runs := cuff(t, dir, "", "--dir", store, "runs", "list", "--format", "json")
+	var rows []map[string]any
+	json.Unmarshal([]byte(runs.stdout), &rows)
+	if len(rows) != 1 || rows[0]["error"] != "CUFF-REC-001: "+died || rows[0]["success"] != false {
+		t.Fatalf("runs list json: %s", runs.stdout)
+	}
+	if r := cuff(t, dir, "", "--dir", store, "runs", "show", rows[0]["id"].(string)); !strings.Contains(r.stdout, died) {
+		t.Errorf("runs show:\n%s%s", r.stdout, r.stderr)
+	}
+	ts := tmuxtest.Start(t, fmt.Sprintf("%s %s --dir %s watch %s", envLine(t), cuffBin, store, id))
+	ts.WaitScreen(died)
 }
 
 // TestKilledMCPTakesItsCommandsAlong: the same for `cuff mcp` with a call
@@ -53,4 +93,5 @@ func TestKilledMCPTakesItsCommandsAlong(t *testing.T) {
 	err := <-r.done
 	r.done <- err
 	testenv.WaitGroupGone(t, pgid, "after kill -9 of cuff mcp")
+	diedEverywhere(t, p.root, p.dir)
 }

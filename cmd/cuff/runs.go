@@ -110,8 +110,12 @@ func (a *app) runsListCommand() *cobra.Command {
 			st := report.DefaultStyles()
 			fmt.Fprintln(a.stdout, st.Bold.Render(fmt.Sprintf("%-42s %-19s %-6s %9s  %s", "Run", "Time", "Exit", "Duration", "Command")))
 			for _, r := range runs {
+				command := oneLine(r.Body.Command, 80)
+				if r.Body.RecorderDied() {
+					command += st.Fail.Render("  (" + transcript.RecorderDiedMessage + ")")
+				}
 				fmt.Fprintf(a.stdout, "%-42s %-19s %-6s %9s  %s\n", r.Event.ID, r.Event.TS.Local().Format(report.TimeLayout),
-					exitText(st, r.Body, 6), report.Duration(time.Duration(r.Body.DurationMS)*time.Millisecond), oneLine(r.Body.Command, 80))
+					exitText(st, r.Body, 6), report.Duration(time.Duration(r.Body.DurationMS)*time.Millisecond), command)
 			}
 			return nil
 		},
@@ -253,7 +257,7 @@ func (a *app) printRun(r *session.Run, full, context bool) {
 	if b.TimedOut {
 		fmt.Fprintf(w, " timed out after %ds", b.TimeoutSeconds)
 	}
-	if b.Interrupted {
+	if b.Interrupted && !b.RecorderDied() { // the error line says how
 		fmt.Fprint(w, " (interrupted)")
 	}
 	fmt.Fprintln(w)

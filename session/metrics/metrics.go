@@ -59,7 +59,7 @@ func Collect(s *session.Store) (*Figures, error) {
 		if m.Status == transcript.StatusInterrupted {
 			f.RecordingErrors[errInterruptedSession]++
 		}
-		if m.Commands == 0 {
+		if m.AllCommands() == 0 {
 			continue
 		}
 		_, err := s.ReadEvents(m.SessionID, func(ev *transcript.Event) error {

@@ -97,6 +97,9 @@ type Feed struct {
 	lineFile *os.File
 	nextLine int64
 	lineBuf  []byte
+	// runs are the runs whose start the tail showed and not their end: the
+	// follower ends them should their recorder die.
+	runs session.OpenRuns
 
 	// older is a foreign transcript shown tail first, read back from on
 	// demand; nil otherwise. Guarded by mu. olderBytes is about how much

@@ -74,7 +74,7 @@ func (f *Feed) runFile(path string) error {
 		data = data[:n]
 		end := bytes.LastIndexByte(data, '\n') + 1
 		last := f.pushLines(bytes.SplitAfter(data[:end], []byte{'\n'}), true)
-		return session.Follow(f.ctx, path, session.FollowOptions{From: int64(end), Seen: fi, AfterSeq: last}, f.followItem)
+		return session.Follow(f.ctx, path, session.FollowOptions{From: int64(end), Seen: fi, AfterSeq: last, Runs: &f.runs}, f.followItem)
 	}
 	start, end, tail, err := readTail(file, fi.Size())
 	if err != nil {
@@ -82,7 +82,7 @@ func (f *Feed) runFile(path string) error {
 	}
 	if start == 0 {
 		last := f.pushLines(tail, true)
-		return session.Follow(f.ctx, path, session.FollowOptions{From: end, Seen: fi, AfterSeq: last}, f.followItem)
+		return session.Follow(f.ctx, path, session.FollowOptions{From: end, Seen: fi, AfterSeq: last, Runs: &f.runs}, f.followItem)
 	}
 	f.mu.Lock()
 	f.pending.Partial = true
@@ -96,7 +96,7 @@ func (f *Feed) runFile(path string) error {
 	f.lineFile, f.nextLine = file, end
 	indexed := make(chan error, 1)
 	go func() { indexed <- f.indexHead(file, start) }()
-	err = session.Follow(f.ctx, path, session.FollowOptions{From: end, Seen: fi, AfterSeq: last}, f.followItem)
+	err = session.Follow(f.ctx, path, session.FollowOptions{From: end, Seen: fi, AfterSeq: last, Runs: &f.runs}, f.followItem)
 	if ierr := <-indexed; ierr != nil && err == nil && f.ctx.Err() == nil {
 		err = ierr
 	}
@@ -198,6 +198,7 @@ func (f *Feed) pushLines(lines [][]byte, whole bool) (lastSeq int64) {
 			continue
 		}
 		lastSeq = max(lastSeq, ev.Seq)
+		f.runs.Note(ev)
 		events = append(events, f.lean(ev))
 	}
 	f.push(events, notices...)
@@ -216,13 +217,13 @@ func (f *Feed) indexHead(file *os.File, head int64) error {
 	}
 	tl := timeline.New()
 	tl.Spill(file)
-	lines := transcript.NewLineReader(io.NewSectionReader(file, 0, head))
-	var off int64 // where the next line starts
+	lines := transcript.NewLineReaderAt(file, 0, head)
 	bad := 0
 	for {
 		if f.ctx.Err() != nil {
 			return nil
 		}
+		start := lines.Offset()
 		line, complete, err := lines.Next()
 		if errors.Is(err, io.EOF) || (err == nil && !complete) {
 			break // the head ends where the tail's first line starts
@@ -230,8 +231,6 @@ func (f *Feed) indexHead(file *os.File, head int64) error {
 		if err != nil {
 			return fmt.Errorf("index %s: %w", file.Name(), err)
 		}
-		start := off
-		off += int64(len(line)) + 1
 		trimmed := bytes.TrimLeftFunc(line, unicode.IsSpace)
 		start += int64(len(line) - len(trimmed))
 		trimmed = bytes.TrimRightFunc(trimmed, unicode.IsSpace)

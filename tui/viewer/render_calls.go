@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cuff-dev/cuff/export"
+	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/cuff-dev/cuff/tui/common"
 	"github.com/cuff-dev/cuff/tui/timeline"
@@ -22,6 +23,9 @@ const staleAfter = 6 * time.Hour
 // running says how long a call without its result has been going, or that
 // it never finished when that is long ago or the session has ended.
 func (r *renderer) running(it *timeline.Item, a args, verb string) string {
+	if start := it.BashStart(); start != nil && session.RecorderGone(start.Recorder) {
+		return r.st.Fail.Render("✗ " + transcript.RecorderDiedMessage)
+	}
 	since := it.TS()
 	if a.ended || since.IsZero() || a.now.Sub(since) > staleAfter {
 		return r.st.Warn.Render("… no result")
@@ -122,6 +126,8 @@ func (r *renderer) bashBadge(run *transcript.BashRun) string {
 	switch {
 	case run.TimedOut:
 		return r.st.Fail.Render("⏱ timed out")
+	case run.RecorderDied():
+		return r.st.Fail.Render("✗ " + transcript.RecorderDiedMessage)
 	case run.Interrupted:
 		return r.st.Fail.Render("✗ interrupted")
 	case run.ExitCode == nil && run.Error != nil:
