@@ -84,3 +84,47 @@ func TestClaudeRunsAllowedCommandsInTheSandbox(t *testing.T) {
 		t.Errorf("recorded: %d runs confined (want 4), %d stopped writing ~/.bashrc (want 1)", confined, stopped)
 	}
 }
+
+// TestCodexMCPMakeRunsInTheSandbox: Codex calls cuff mcp's execute with an
+// allowed make whose recipe writes ~/.bashrc: it runs in the sandbox, the
+// write fails, the model is told what the sandbox stopped, and the
+// recording says so.
+func TestCodexMCPMakeRunsInTheSandbox(t *testing.T) {
+	if st := sandbox.Probe(os.Getenv); !st.Available() {
+		t.Skipf("no sandbox on this machine: %s", st.Reason)
+	}
+	e := at.New(t)
+	bashrc := filepath.Join(e.Home, ".bashrc")
+	e.WriteFile(bashrc, "# mine\n")
+	e.WriteFile(filepath.Join(e.Project, "Makefile"), "all:\n\techo pwned >> "+bashrc+"\n")
+	m := at.NewResponses(t, at.Say("build it",
+		at.Turn(at.MCP("cuff", "bash_recorder_execute", map[string]any{"command": "make"}).WithID("call_make")),
+		at.Turn(at.Text("The build was stopped.")),
+	))
+	e.CodexConfig(m, at.MCPServer{Name: "cuff", Command: at.CuffBin(t), Args: []string{"mcp"},
+		Approved: []string{"bash_recorder.execute"}})
+	r := e.RunCodex("build it")
+	if r.Code != 0 {
+		t.Fatalf("codex exit %d\n%s", r.Code, r.Stderr)
+	}
+	// Codex hands the model the structured result: the denial is in it.
+	if res, ok := m.Result("call_make"); !ok || !strings.Contains(res.Output, `"sandbox":{"confined":true,"denied":[{"op":"write","path":"`+bashrc+`"`) {
+		t.Errorf("the model got %+v", res)
+	}
+	if b, _ := os.ReadFile(bashrc); string(b) != "# mine\n" {
+		t.Errorf("~/.bashrc is now %q", b)
+	}
+	stopped := false
+	for _, s := range e.Sessions() {
+		for _, ev := range e.Events(s.Str("session_id")) {
+			if sb, _ := ev["sandbox"].(map[string]any); ev.Type() == "bash_run" && sb != nil {
+				if denied, _ := sb["denied"].([]any); len(denied) > 0 {
+					stopped = denied[0].(map[string]any)["path"] == bashrc
+				}
+			}
+		}
+	}
+	if !stopped {
+		t.Error("the recording does not say the sandbox stopped the write to ~/.bashrc")
+	}
+}
