@@ -128,3 +128,70 @@ func TestCodexMCPMakeRunsInTheSandbox(t *testing.T) {
 		t.Error("the recording does not say the sandbox stopped the write to ~/.bashrc")
 	}
 }
+
+// TestCodexMCPMakeApprovedInTUIRunsOutsideTheSandbox: the same make, asked
+// about by a project rule and approved by a person in cuff's TUI, runs
+// outside the sandbox, exactly as approved: its recipe's write outside the
+// work tree goes through.
+func TestCodexMCPMakeApprovedInTUIRunsOutsideTheSandbox(t *testing.T) {
+	if st := sandbox.Probe(os.Getenv); !st.Available() {
+		t.Skipf("no sandbox on this machine: %s", st.Reason)
+	}
+	e := at.New(t)
+	built := filepath.Join(e.Home, "built")
+	e.WriteFile(filepath.Join(e.Project, "Makefile"), "all:\n\techo built > "+built+"\n")
+	e.WriteFile(filepath.Join(e.Store(), "policy.yml"), "rules:\n  - match: \"make\"\n    action: ask\n    reason: \"a person approves builds\"\n")
+	m := at.NewResponses(t, at.Say("build it",
+		at.Turn(at.MCP("cuff", "bash_recorder_execute", map[string]any{"command": "make"}).WithID("call_make")),
+		at.Turn(at.Text("Built.")),
+	))
+	e.CodexConfig(m, at.MCPServer{Name: "cuff", Command: at.CuffBin(t), Args: []string{"mcp"},
+		Approved: []string{"bash_recorder.execute"}})
+	ts := e.StartTUI(t)
+	p := e.StartCodex("build it")
+	ts.WaitScreen("make", promptHelp)
+	press(t, ts, "a", "")
+	r := e.CodexResult(p)
+	if r.Code != 0 {
+		t.Fatalf("codex exit %d\n%s", r.Code, r.Stderr)
+	}
+	if b, err := os.ReadFile(built); err != nil || string(b) != "built\n" {
+		t.Errorf("the approved make did not write outside the work tree: %q %v", b, err)
+	}
+	if res, ok := m.Result("call_make"); !ok || strings.Contains(res.Output, `"sandbox"`) {
+		t.Errorf("the approved run reads as sandboxed: %+v", res)
+	}
+}
+
+// TestClaudeMakeApprovedInTUIRunsOutsideTheSandbox: through the hook too,
+// a command a person approved in the TUI runs as approved, unconfined.
+func TestClaudeMakeApprovedInTUIRunsOutsideTheSandbox(t *testing.T) {
+	if st := sandbox.Probe(os.Getenv); !st.Available() {
+		t.Skipf("no sandbox on this machine: %s", st.Reason)
+	}
+	e := hooked(t)
+	built := filepath.Join(e.Home, "built")
+	e.WriteFile(filepath.Join(e.Project, "Makefile"), "all:\n\techo built > "+built+"\n")
+	e.WriteFile(filepath.Join(e.Store(), "policy.yml"), "rules:\n  - match: \"make\"\n    action: ask\n    reason: \"a person approves builds\"\n")
+	m := at.NewAnthropic(t, at.Say("build it",
+		at.Turn(at.Bash("make").WithID("toolu_make")),
+		at.Turn(at.Text("Built.")),
+	))
+	ts := e.StartTUI(t)
+	p := e.StartClaude(m, "build it")
+	ts.WaitScreen("make", promptHelp)
+	press(t, ts, "a", "")
+	r := e.ClaudeResult(p)
+	if r.Code != 0 || len(r.Denials()) != 0 {
+		t.Fatalf("claude exit %d, denials %v\n%s", r.Code, r.Denials(), r.Stderr)
+	}
+	if b, err := os.ReadFile(built); err != nil || string(b) != "built\n" {
+		t.Errorf("the approved make did not write outside the work tree: %q %v", b, err)
+	}
+	_, evs := e.Recording(r.SessionID)
+	for _, ev := range evs {
+		if ev.Type() == "bash_run" && ev["sandbox"] != nil {
+			t.Errorf("the approved run is recorded as sandboxed: %v", ev)
+		}
+	}
+}
