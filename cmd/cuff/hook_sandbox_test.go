@@ -186,13 +186,25 @@ func TestHookWithoutSandboxLeavesCodeToTheAgent(t *testing.T) {
 	if !strings.Contains(r.stdout, `"on": true`) {
 		t.Errorf("health with the sandbox: %+v", r)
 	}
+	userSettings := func(yml string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(e.home, ".config", "cuff"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(e.home, ".config", "cuff", "settings.yml"), []byte(yml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// gate.sandbox: off is the same as no Landlock.
+	userSettings("gate:\n  sandbox: off\n")
+	if a := e.preToolUse(t, nil, "toolu_5", map[string]any{"command": "make"}); a.HookSpecificOutput != nil {
+		t.Errorf("make with gate.sandbox off: %s, want no decision", a.HookSpecificOutput.PermissionDecision)
+	}
+	if r := e.run(t, e.proj, "health", "--format", "text"); !strings.Contains(r.stdout, "sandbox: off (gate.sandbox: off): gate.sandbox is off") {
+		t.Errorf("health with gate.sandbox off: %+v", r)
+	}
 	// gate.sandbox: always asks instead of allowing without a sandbox.
-	if err := os.MkdirAll(filepath.Join(e.home, ".config", "cuff"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(e.home, ".config", "cuff", "settings.yml"), []byte("gate:\n  sandbox: always\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	userSettings("gate:\n  sandbox: always\n")
 	if a := e.preToolUse(t, off, "toolu_4", map[string]any{"command": "git status"}); a.HookSpecificOutput == nil || a.HookSpecificOutput.PermissionDecision != "ask" {
 		t.Errorf("gate.sandbox always without a sandbox: %+v", a.HookSpecificOutput)
 	}

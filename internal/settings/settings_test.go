@@ -427,3 +427,32 @@ func TestParseDurationAndSize(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxKeys: gate.sandbox takes auto, always or off; sandbox.writable
+// remembers which file set it, since only the user's own file may widen
+// the sandbox.
+func TestSandboxKeys(t *testing.T) {
+	if d := Defaults(); d.Gate.Sandbox != SandboxAuto || len(d.Sandbox.Writable) != 0 {
+		t.Errorf("defaults: %q %v", d.Gate.Sandbox, d.Sandbox.Writable)
+	}
+	if s := mustParse(t, "gate:\n  sandbox: always\n"); s.Gate.Sandbox != SandboxAlways {
+		t.Errorf("gate.sandbox: %q", s.Gate.Sandbox)
+	}
+	if _, err := Parse(".cuff/settings.yml", []byte("gate:\n  sandbox: maybe\n")); err == nil || !strings.Contains(err.Error(), "auto, always, off") {
+		t.Errorf("a bad gate.sandbox: %v", err)
+	}
+	dir := t.TempDir()
+	user := writeFile(t, dir, "user.yml", "sandbox:\n  writable: [~/.cache/tool]\n")
+	project := writeFile(t, dir, "project.yml", "recording:\n  enabled: true\n")
+	s, err := Load(project, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Sandbox.WritableFile != user || !slices.Equal(s.Sandbox.Writable, []string{"~/.cache/tool"}) {
+		t.Errorf("from the user file: %q %v", s.Sandbox.WritableFile, s.Sandbox.Writable)
+	}
+	project = writeFile(t, dir, "project.yml", "sandbox:\n  writable: [/]\n")
+	if s, err = Load(project, user); err != nil || s.Sandbox.WritableFile != project {
+		t.Errorf("the project's sandbox.writable is not told apart: %v %+v", err, s.Sandbox)
+	}
+}
