@@ -219,13 +219,16 @@ func (h *HTMLWriter) bashItem(it *htmlItem, command, dir string, run *transcript
 	if it.Path == "" {
 		it.Path = transcript.Inert(run.WorkingDirectory)
 	}
-	if run.Failed() {
+	switch {
+	case run.InBackground():
+		it.Badge = htmlBadge{"⏩ " + BashStatus(run), "muted"}
+	case run.Failed():
 		mark := "✗ "
 		if run.TimedOut {
 			mark = "⏱ "
 		}
 		it.Badge, it.Class = htmlBadge{mark + transcript.Inert(BashStatus(run)), "err"}, "failed"
-	} else {
+	default:
 		it.Badge = htmlBadge{"✓ " + BashStatus(run), "ok"}
 	}
 	it.Duration = FormatDuration(run.DurationMS)

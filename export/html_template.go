@@ -35,7 +35,7 @@ pre { margin: .25rem 0; padding: .5rem .75rem; background: var(--panel); border:
 .head { display: flex; flex-wrap: wrap; gap: .5rem; align-items: baseline; }
 .cmd { font-weight: 600; overflow-wrap: anywhere; }
 .badge { font-size: 12px; font-weight: 600; padding: 0 .45rem; border-radius: 1rem; border: 1px solid; }
-.ok { color: var(--ok); } .err { color: var(--err); } .warn { color: var(--warn); }
+.ok { color: var(--ok); } .err { color: var(--err); } .warn { color: var(--warn); } .muted { color: var(--muted); }
 .muted, .dur, .cwd { color: var(--muted); font-size: 12px; }
 .failed { border-left-color: var(--err); }
 .approval { border-left-color: var(--warn); }

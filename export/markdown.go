@@ -309,7 +309,7 @@ func (m *mdWriter) bash(n *mdNode, prefix string) {
 	}
 	mark, status := "⏳", "still running (no result recorded)"
 	if run != nil {
-		mark, status = okMark(!run.Failed()), BashStatus(run)
+		mark, status = runMark(run), BashStatus(run)
 	}
 	parts := []string{fmt.Sprintf("### %s Bash: %s", mark, inlineCode(oneLine(command, headingCommandLength))), m.clock(n.ev.TS)}
 	m.line(prefix, strings.Join(nonEmpty(parts), " · "))

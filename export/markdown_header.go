@@ -67,8 +67,8 @@ func (m *mdWriter) header(sum *mdSummary) {
 	}
 	summary := fmt.Sprintf("%s · %s · %s · %s", plural(int(c.Events), "event"), plural(int(c.Turns), "turn"),
 		plural(int(c.ToolCalls), "tool call"), plural(int(c.Commands), "command"))
-	if c.Failures > 0 {
-		summary += fmt.Sprintf(" · ❌ %s", plural(int(c.Failures), "failure"))
+	if c.Failures() > 0 {
+		summary += fmt.Sprintf(" · ❌ %s", plural(int(c.Failures()), "failure"))
 	}
 	if c.Approvals > 0 {
 		summary += " · " + plural(int(c.Approvals), "approval")

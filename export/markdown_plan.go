@@ -104,7 +104,7 @@ func keysOf(ev *transcript.Event) mdKeys {
 type mdSummary struct {
 	id          string
 	first, last time.Time
-	counts      transcript.Counts
+	counts      transcript.Tally
 	start       *transcript.Event // the first session_start by seq
 	end         *transcript.Event // the last session_end by seq
 }
@@ -121,24 +121,8 @@ func (s *mdSummary) add(ev *transcript.Event) {
 			s.last = ev.TS
 		}
 	}
-	c := &s.counts
-	c.Events++
-	switch b := ev.Body.(type) {
-	case *transcript.ChatTurn:
-		c.Turns++
-	case *transcript.ToolCall:
-		c.ToolCalls++
-	case *transcript.BashRun:
-		c.Commands++
-		if b.Failed() {
-			c.Failures++
-		}
-	case *transcript.ToolResult:
-		if b.IsError {
-			c.Failures++
-		}
-	case *transcript.ApprovalRequest:
-		c.Approvals++
+	s.counts.Add(ev)
+	switch ev.Body.(type) {
 	case *transcript.SessionStart:
 		// Events are ordered by seq, stably: of equal seqs the first wins.
 		if s.start == nil || ev.Seq < s.start.Seq {

@@ -91,24 +91,7 @@ func modelMarkdown(events []*transcript.Event, opts MarkdownOptions) []byte {
 		if ev.TS.After(sum.last) {
 			sum.last = ev.TS
 		}
-		sum.counts.Events++
-		switch b := ev.Body.(type) {
-		case *transcript.ChatTurn:
-			sum.counts.Turns++
-		case *transcript.ToolCall:
-			sum.counts.ToolCalls++
-		case *transcript.BashRun:
-			sum.counts.Commands++
-			if b.Failed() {
-				sum.counts.Failures++
-			}
-		case *transcript.ToolResult:
-			if b.IsError {
-				sum.counts.Failures++
-			}
-		case *transcript.ApprovalRequest:
-			sum.counts.Approvals++
-		}
+		sum.counts.Add(ev)
 	}
 	var out bytes.Buffer
 	bw := bufio.NewWriter(&out)

@@ -134,6 +134,14 @@ func prettyJSON(raw []byte) string {
 	return b.String()
 }
 
+// runMark is a run's mark: ✅ or ❌, or ⏩ for one left in the background.
+func runMark(r *transcript.BashRun) string {
+	if r.InBackground() {
+		return "⏩"
+	}
+	return okMark(!r.Failed())
+}
+
 func okMark(ok bool) string {
 	if ok {
 		return "✅"
@@ -142,9 +150,12 @@ func okMark(ok bool) string {
 }
 
 // BashStatus describes how a run ended: "exit 0", "exit 2", "timed out
-// after 120 s", "interrupted", "did not start: CUFF-EXE-001".
+// after 120 s", "interrupted", "did not start: CUFF-EXE-001", "left
+// running in the background".
 func BashStatus(r *transcript.BashRun) string {
 	switch {
+	case r.InBackground():
+		return "left running in the background"
 	case r.TimedOut && r.TimeoutSeconds > 0:
 		return fmt.Sprintf("timed out after %d s", r.TimeoutSeconds)
 	case r.TimedOut:

@@ -51,12 +51,11 @@ type sqliteStmts struct {
 // its listing information, what its session_start says and the counts of
 // what was exported.
 type sessionRow struct {
-	info                            session.Info
-	start                           *transcript.SessionStart
-	first, last, end                time.Time
-	status                          string
-	events, turns, tools, runs      int64
-	failures, approvals, delegation int64
+	info             session.Info
+	start            *transcript.SessionStart
+	first, last, end time.Time
+	status           string
+	tally            transcript.Tally // the counts every view shows
 	// open calls of this session: call_id → rowid, or the bash_start time.
 	calls     map[string]int64
 	requests  map[string]int64
@@ -165,7 +164,7 @@ func (w *SQLiteWriter) Write(ev *transcript.Event) error {
 	}
 	w.res.Events++
 	c := w.cur
-	c.events++
+	c.tally.Add(ev)
 	if !ev.TS.IsZero() {
 		if c.first.IsZero() || ev.TS.Before(c.first) {
 			c.first = ev.TS
@@ -182,12 +181,6 @@ func (w *SQLiteWriter) Write(ev *transcript.Event) error {
 		}
 	case *transcript.SessionEnd:
 		c.end, c.status = ev.TS, b.Status
-	case *transcript.ChatTurn:
-		c.turns++
-	case *transcript.Delegation:
-		if b.Phase == transcript.PhaseStart {
-			c.delegation++
-		}
 	case *transcript.BashStart:
 		c.bashStart[ev.CallID] = ev.TS
 	case *transcript.BashRun:
@@ -209,10 +202,6 @@ func (w *SQLiteWriter) Write(ev *transcript.Event) error {
 
 func (w *SQLiteWriter) bashRun(ev *transcript.Event, b *transcript.BashRun, ts any) error {
 	c := w.cur
-	c.runs++
-	if b.Failed() {
-		c.failures++
-	}
 	var started any
 	if t, ok := c.bashStart[ev.CallID]; ok && ev.CallID != "" {
 		started = nz(formatTS(t))
@@ -248,7 +237,6 @@ func (w *SQLiteWriter) bashRun(ev *transcript.Event, b *transcript.BashRun, ts a
 }
 
 func (w *SQLiteWriter) toolCall(ev *transcript.Event, b *transcript.ToolCall, ts any) error {
-	w.cur.tools++
 	var input any
 	if len(b.Input) > 0 {
 		input = string(b.Input)
@@ -268,9 +256,6 @@ func (w *SQLiteWriter) toolCall(ev *transcript.Event, b *transcript.ToolCall, ts
 }
 
 func (w *SQLiteWriter) toolResult(ev *transcript.Event, b *transcript.ToolResult, ts any) error {
-	if b.IsError {
-		w.cur.failures++
-	}
 	if id, ok := w.cur.calls[ev.CallID]; ok && ev.CallID != "" {
 		delete(w.cur.calls, ev.CallID)
 		_, err := w.st.result.Exec(nz(ev.ID), ts, b.Output, b.OutputTruncated, b.IsError, b.DurationMS, nz(b.Tool), id)
@@ -282,7 +267,6 @@ func (w *SQLiteWriter) toolResult(ev *transcript.Event, b *transcript.ToolResult
 }
 
 func (w *SQLiteWriter) request(ev *transcript.Event, b *transcript.ApprovalRequest, ts any) error {
-	w.cur.approvals++
 	var verdict, tier, rule, reasons any
 	if v := b.Verdict; v != nil {
 		verdict, tier, rule = nz(v.Decision), nz(v.Tier), nz(v.Rule)
@@ -360,7 +344,7 @@ func (w *SQLiteWriter) finishSession() error {
 	}
 	_, err := w.st.session.Exec(in.ID, nz(in.Source), nz(row.source), nz(row.agent), nz(in.Title), nz(row.wd),
 		nz(row.version), nz(row.os), nz(row.arch), nz(row.host), nz(row.branch), nz(row.sha), nz(formatTS(started)),
-		nz(formatTS(ended)), nz(status), size, c.events, c.turns, c.tools, c.runs, c.failures, c.approvals, c.delegation)
+		nz(formatTS(ended)), nz(status), size, c.tally.Events, c.tally.Turns, c.tally.ToolCalls, c.tally.Commands, c.tally.Failures(), c.tally.Approvals, c.tally.Delegations)
 	if err != nil {
 		return fmt.Errorf("insert session %s: %w", in.ID, err)
 	}

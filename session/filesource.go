@@ -78,7 +78,8 @@ func (f *FileSource) Name() string { return FileSourceName }
 // Info describes the file's session for a listing.
 func (f *FileSource) Info() Info {
 	in := Info{ID: f.id, Source: FileSourceName, Path: f.path, Status: transcript.StatusActive,
-		Events: Unknown, Turns: Unknown, ToolCalls: Unknown, Commands: Unknown, Failures: Unknown}
+		Events: Unknown, Turns: Unknown, ToolCalls: Unknown, Commands: Unknown, Failures: Unknown,
+		TimedOut: Unknown, ToolErrors: Unknown, Background: Unknown}
 	if fi, err := os.Stat(f.path); err == nil {
 		in.SizeBytes, in.Updated = fi.Size(), fi.ModTime()
 	}

@@ -70,7 +70,7 @@ type cachedInfo struct {
 // cacheVersion is how the cached counts were computed; entries of another
 // version are computed again. Version 1 counts Claude Code sub-agents'
 // own files with their parent.
-const cacheVersion = 1
+const cacheVersion = 2
 
 // fresh reports whether a cached entry still describes the file.
 func (c cachedInfo) fresh(fi os.FileInfo) bool {
@@ -272,7 +272,8 @@ func (f *FolderSource) skim(path string, fi os.FileInfo) (Info, error) {
 	}
 	defer file.Close()
 	info := Info{ID: f.idOf(path), Source: f.name, Path: path, SizeBytes: fi.Size(), Status: StatusIdle,
-		Events: Unknown, Turns: Unknown, ToolCalls: Unknown, Commands: Unknown, Failures: Unknown, TimedOut: Unknown, Approvals: Unknown}
+		Events: Unknown, Turns: Unknown, ToolCalls: Unknown, Commands: Unknown, Failures: Unknown, TimedOut: Unknown, Approvals: Unknown,
+		ToolErrors: Unknown, Background: Unknown}
 	head := make([]byte, min(fi.Size(), headBytes))
 	n, err := io.ReadFull(file, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -396,7 +397,7 @@ func (f *FolderSource) countFrom(ctx context.Context, r io.Reader, size int64, p
 		return err
 	}
 	info.Events, info.Turns, info.ToolCalls, info.Commands, info.Failures = m.EntryCount, m.Turns, m.ToolCalls, m.Commands, m.Failures()
-	info.TimedOut, info.Approvals = m.CommandsTimedOut, m.Approvals
+	info.TimedOut, info.Approvals, info.ToolErrors, info.Background = m.CommandsTimedOut, m.Approvals, m.ToolErrors, m.Background
 	if !m.LastUpdated.IsZero() {
 		info.Updated = m.LastUpdated
 		info.Duration = m.LastUpdated.Sub(info.Started)

@@ -35,11 +35,16 @@ type Meta struct {
 	Title       string `json:"title,omitempty"`
 	Turns       int64  `json:"turns"`
 	ToolCalls   int64  `json:"tool_calls"`
+	ToolErrors  int64  `json:"tool_errors"`
 	Commands    int64  `json:"commands"`
+	Background  int64  `json:"commands_in_background"`
 	Approvals   int64  `json:"approvals"`
 	Delegations int64  `json:"delegations"`
-	Malformed   int64  `json:"malformed_lines,omitempty"`
-	Ended       bool   `json:"ended"`
+	// Counted says how the counts were made (CountsVersion); a summary
+	// counted another way is counted again.
+	Counted   int   `json:"counted,omitempty"`
+	Malformed int64 `json:"malformed_lines,omitempty"`
+	Ended     bool  `json:"ended"`
 	// OpenCalls holds the call ids of commands that started and have not
 	// finished: a session left with some is interrupted, without any idle.
 	OpenCalls map[string]bool `json:"open_calls,omitempty"`
@@ -64,10 +69,6 @@ type Meta struct {
 // Duration is the session's wall time from its first to its last event.
 func (m *Meta) Duration() time.Duration { return time.Duration(m.TotalDurationMS) * time.Millisecond }
 
-// Failures counts commands that failed, timed out, or died with their
-// recorder.
-func (m *Meta) Failures() int64 { return m.CommandsFailed + m.CommandsTimedOut + m.Died }
-
 // AllCommands counts commands that ended and those that died with their
 // recorder.
 func (m *Meta) AllCommands() int64 { return m.Commands + m.Died }
@@ -82,6 +83,22 @@ func (m *Meta) countDied() {
 	}
 }
 
+// CountsVersion is how Meta counts (transcript.Tally); version 1 counts
+// turns, failures and background commands as the Tally says.
+const CountsVersion = 1
+
+// Failures counts failures as every view does (transcript.Tally):
+// commands that failed or timed out, tool calls that returned an error,
+// and commands that died with their recorder.
+func (m *Meta) Failures() int64 { return m.Tally().Failures() + m.Died }
+
+// Tally is the session's counts.
+func (m *Meta) Tally() transcript.Tally {
+	return transcript.Tally{Events: m.EntryCount, Turns: m.Turns, ToolCalls: m.ToolCalls, ToolErrors: m.ToolErrors,
+		Commands: m.Commands, CommandsSucceeded: m.CommandsSucceeded, CommandsFailed: m.CommandsFailed,
+		CommandsTimedOut: m.CommandsTimedOut, Background: m.Background, Approvals: m.Approvals, Delegations: m.Delegations}
+}
+
 // Add folds one event into the summary: the count every view of a session
 // shows (turns, tool calls, commands and failures as the session list
 // counts them).
@@ -89,7 +106,20 @@ func (m *Meta) Add(ev *transcript.Event) { m.add(ev) }
 
 // add folds one event into the summary.
 func (m *Meta) add(ev *transcript.Event) {
-	m.EntryCount++
+	var t transcript.Tally
+	t.Add(ev)
+	m.EntryCount += t.Events
+	m.Turns += t.Turns
+	m.ToolCalls += t.ToolCalls
+	m.ToolErrors += t.ToolErrors
+	m.Commands += t.Commands
+	m.CommandsSucceeded += t.CommandsSucceeded
+	m.CommandsFailed += t.CommandsFailed
+	m.CommandsTimedOut += t.CommandsTimedOut
+	m.Background += t.Background
+	m.Approvals += t.Approvals
+	m.Delegations += t.Delegations
+	m.Counted = CountsVersion
 	if !ev.TS.IsZero() {
 		if m.CreatedAt.IsZero() || ev.TS.Before(m.CreatedAt) {
 			m.CreatedAt = ev.TS
@@ -115,14 +145,9 @@ func (m *Meta) add(ev *transcript.Event) {
 			m.AgentID = ev.AgentID
 		}
 	case *transcript.ChatTurn:
-		if b.Text != "" { // a turn that only carries a message's token usage is not a turn
-			m.Turns++
-		}
 		if m.Title == "" && b.Role == transcript.RoleUser && !b.Thinking {
 			m.Title = stream.Title(b.Text)
 		}
-	case *transcript.ToolCall:
-		m.ToolCalls++
 	case *transcript.BashStart:
 		if ev.CallID != "" {
 			if m.OpenCalls == nil {
@@ -139,23 +164,8 @@ func (m *Meta) add(ev *transcript.Event) {
 	case *transcript.BashRun:
 		delete(m.OpenCalls, ev.CallID)
 		delete(m.OpenRecorders, ev.CallID)
-		m.Commands++
-		switch {
-		case b.TimedOut:
-			m.CommandsTimedOut++
-		case b.Failed():
-			m.CommandsFailed++
-		default:
-			m.CommandsSucceeded++
-		}
 		if m.WorkingDirectory == "" {
 			m.WorkingDirectory = b.WorkingDirectory
-		}
-	case *transcript.ApprovalRequest:
-		m.Approvals++
-	case *transcript.Delegation:
-		if b.Phase == transcript.PhaseStart {
-			m.Delegations++
 		}
 	case *transcript.SessionEnd:
 		m.Ended = true
@@ -181,7 +191,8 @@ func summarize(path string, m *Meta) error {
 		return fmt.Errorf("stat %s: %w", path, err)
 	}
 	rewritten := fi.Size() == m.FileSizeBytes && fi.ModTime().UnixNano() != m.FileModTime
-	if fi.Size() < m.SummarizedUpTo || m.SummarizedUpTo < 0 || rewritten {
+	recount := m.SummarizedUpTo > 0 && m.Counted != CountsVersion
+	if fi.Size() < m.SummarizedUpTo || m.SummarizedUpTo < 0 || rewritten || recount {
 		*m = Meta{SessionID: m.SessionID}
 	}
 	lines := transcript.NewLineReaderAt(f, m.SummarizedUpTo, fi.Size())
@@ -204,6 +215,7 @@ func summarize(path string, m *Meta) error {
 		m.add(ev)
 	}
 	m.SummarizedUpTo += lines.Offset()
+	m.Counted = CountsVersion
 	m.FileSizeBytes = fi.Size()
 	m.FileModTime = fi.ModTime().UnixNano()
 	if m.CreatedAt.IsZero() {
@@ -228,7 +240,7 @@ func trimSpace(b []byte) []byte {
 
 // stale reports whether the session file no longer matches what m summarised.
 func (m *Meta) stale(fi os.FileInfo) bool {
-	return fi.Size() != m.FileSizeBytes || fi.ModTime().UnixNano() != m.FileModTime
+	return fi.Size() != m.FileSizeBytes || fi.ModTime().UnixNano() != m.FileModTime || m.Counted != CountsVersion
 }
 
 // writeJSONAtomic writes v to path through a temporary file and a rename,

@@ -21,8 +21,10 @@ type Info struct {
 	Turns            int64
 	ToolCalls        int64
 	Commands         int64
-	Failures         int64 // failed or timed out
+	Failures         int64 // failed or timed out commands and tool errors (transcript.Tally)
 	TimedOut         int64
+	ToolErrors       int64 // tool calls whose result is an error, of Failures
+	Background       int64 // commands left running in the background
 	Approvals        int64
 	Status           string
 	Live             bool
@@ -76,6 +78,7 @@ func (s *Store) InfoOf(m *Meta) Info {
 		WorkingDirectory: m.WorkingDirectory, Started: m.CreatedAt, Updated: m.LastUpdated,
 		Duration: m.Duration(), Events: m.EntryCount, Turns: m.Turns, ToolCalls: m.ToolCalls,
 		Commands: m.AllCommands(), Failures: m.Failures(), TimedOut: m.CommandsTimedOut, Approvals: m.Approvals,
+		ToolErrors: m.ToolErrors, Background: m.Background,
 		Status: m.Status, Live: m.Live,
 		Path: s.EventsPath(m.SessionID), SizeBytes: m.FileSizeBytes,
 	}

@@ -109,6 +109,7 @@ type CommandStats struct {
 	Succeeded       int64          `json:"succeeded" yaml:"succeeded"`
 	Failed          int64          `json:"failed" yaml:"failed"`
 	TimedOut        int64          `json:"timed_out" yaml:"timed_out"`
+	Background      int64          `json:"in_background" yaml:"in_background"`
 	TotalDurationMS int64          `json:"total_duration_ms" yaml:"total_duration_ms"`
 	AverageMS       int64          `json:"average_duration_ms" yaml:"average_duration_ms"`
 	Longest         *CommandTime   `json:"longest_command,omitempty" yaml:"longest_command,omitempty"`
@@ -144,6 +145,8 @@ func (c *CommandStats) Add(b *transcript.BashRun) {
 	c.Commands++
 	c.TotalDurationMS += b.DurationMS
 	switch {
+	case b.InBackground():
+		c.Background++
 	case b.TimedOut:
 		c.TimedOut++
 	case b.Failed():
@@ -280,6 +283,7 @@ func (c *CommandStats) merge(o *CommandStats) {
 	c.Commands += o.Commands
 	c.Succeeded += o.Succeeded
 	c.Failed += o.Failed
+	c.Background += o.Background
 	c.TimedOut += o.TimedOut
 	c.TotalDurationMS += o.TotalDurationMS
 	c.ExitCodes.Success += o.ExitCodes.Success

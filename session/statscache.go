@@ -11,7 +11,7 @@ import (
 
 // statsCacheVersion is how cached figures were computed; entries of
 // another version are computed again.
-const statsCacheVersion = 1
+const statsCacheVersion = 2
 
 // StatsCache keeps each session's statistics by its file's path, size and
 // modification time, in one file shared by every project (the user's
@@ -44,6 +44,7 @@ type cachedFigures struct {
 	Succeeded       int64            `json:"succeeded"`
 	Failed          int64            `json:"failed"`
 	TimedOut        int64            `json:"timed_out"`
+	Background      int64            `json:"background,omitempty"`
 	TotalDurationMS int64            `json:"total_duration_ms"`
 	Longest         *CommandTime     `json:"longest,omitempty"`
 	Counts          map[string]int64 `json:"counts,omitempty"`
@@ -52,12 +53,12 @@ type cachedFigures struct {
 }
 
 func figuresToCache(c *CommandStats) cachedFigures {
-	return cachedFigures{Commands: c.Commands, Succeeded: c.Succeeded, Failed: c.Failed, TimedOut: c.TimedOut,
+	return cachedFigures{Commands: c.Commands, Succeeded: c.Succeeded, Failed: c.Failed, TimedOut: c.TimedOut, Background: c.Background,
 		TotalDurationMS: c.TotalDurationMS, Longest: c.Longest, Counts: c.counts, ExitCodes: c.ExitCodes, Tokens: c.Tokens}
 }
 
 func (f cachedFigures) stats() *CommandStats {
-	return &CommandStats{Commands: f.Commands, Succeeded: f.Succeeded, Failed: f.Failed, TimedOut: f.TimedOut,
+	return &CommandStats{Commands: f.Commands, Succeeded: f.Succeeded, Failed: f.Failed, TimedOut: f.TimedOut, Background: f.Background,
 		TotalDurationMS: f.TotalDurationMS, Longest: f.Longest, counts: f.Counts, ExitCodes: f.ExitCodes, Tokens: f.Tokens}
 }
 

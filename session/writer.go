@@ -183,7 +183,7 @@ func (w *Writer) CloseAt(status string, ts time.Time) error {
 	m.Live = false // ending: a command whose recorder is not known will not end now
 	m.countDied()
 	counts := &transcript.Counts{Events: m.EntryCount + 1, Turns: m.Turns, ToolCalls: m.ToolCalls,
-		Commands: m.AllCommands(), Failures: m.CommandsFailed + m.Died, TimedOut: m.CommandsTimedOut, Approvals: m.Approvals}
+		Commands: m.AllCommands(), Failures: m.Failures(), TimedOut: m.CommandsTimedOut, Approvals: m.Approvals}
 	end := transcript.New(w.id, ts, &transcript.SessionEnd{Status: status, Counts: counts})
 	if err := w.Append(end); err != nil {
 		return err

@@ -226,10 +226,21 @@ func (b *BashRun) RecorderDied() bool {
 }
 
 // Failed reports whether the run did not succeed: a non-zero exit, a
-// timeout, an interruption or an error before it could start.
+// timeout, an interruption or an error before it could start. A command
+// left running in the background has not failed: its outcome is unknown.
 func (b *BashRun) Failed() bool {
+	if b.InBackground() {
+		return false
+	}
 	return b.TimedOut || b.Interrupted || b.Error != nil || b.ExitCode == nil || *b.ExitCode != 0
 }
+
+// RunBackground is the RunError code of a command the agent left running
+// in the background: it started, and its exit is not recorded.
+const RunBackground = "background"
+
+// InBackground reports whether the command went on in the background.
+func (b *BashRun) InBackground() bool { return b.Error != nil && b.Error.Code == RunBackground }
 
 // Verdict is the gate's classification of a command.
 type Verdict struct {

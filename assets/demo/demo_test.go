@@ -311,25 +311,14 @@ func TestSessionEndCounts(t *testing.T) {
 	if end.Status != transcript.StatusComplete || end.Counts == nil {
 		t.Fatalf("session_end %+v, want status complete with counts", end)
 	}
-	want := transcript.Counts{Events: int64(len(events))}
-	for _, ev := range events {
-		switch ev.Type {
-		case transcript.TypeChatTurn:
-			want.Turns++
-		case transcript.TypeToolCall:
-			want.ToolCalls++
-		case transcript.TypeApprovalRequest:
-			want.Approvals++
-		case transcript.TypeBashRun:
-			want.Commands++
-			run := ev.Body.(*transcript.BashRun)
-			if run.TimedOut {
-				want.TimedOut++
-			} else if run.ExitCode == nil || *run.ExitCode != 0 {
-				want.Failures++
-			}
-		}
+	// Counted the one way every view counts (transcript.Tally), so the
+	// demo's list row, header and end agree.
+	var c transcript.Tally
+	for _, ev := range events[:len(events)-1] {
+		c.Add(ev)
 	}
+	want := transcript.Counts{Events: c.Events + 1, Turns: c.Turns, ToolCalls: c.ToolCalls, Commands: c.Commands,
+		Failures: c.Failures(), TimedOut: c.CommandsTimedOut, Approvals: c.Approvals}
 	if *end.Counts != want {
 		t.Errorf("session_end counts = %+v, counted %+v", *end.Counts, want)
 	}

@@ -136,12 +136,12 @@ func TestTUIListFilterSurvivesRefresh(t *testing.T) {
 			ts.WaitScreen(unfiltered(6))
 			ts.Keys("/")
 			ts.Type("ph")
-			ts.WaitScreen("of 6 sessions match")
+			ts.WaitScreen("/ph ", "of 6 sessions match")
 			// A session arrives while the query is typed: the list is read again.
 			p.add(t, fakeSession{id: sessionID(7), title: "phx late arrival", started: base.Add(7 * time.Minute)})
 			ts.WaitScreen("of 7 sessions match")
 			ts.Type("x")
-			s := ts.WaitScreen("4 of 7 sessions match")
+			s := ts.WaitScreen("/phx ", "4 of 7 sessions match")
 			for _, title := range []string{"phx deploy one", "phx deploy two", "phx late arrival", "fix the phx router"} {
 				if rowsWith(s, title) != 1 {
 					t.Errorf("%q is not listed once:\n%s", title, s)
@@ -193,7 +193,7 @@ func TestTUIListFieldFilters(t *testing.T) {
 			ts.WaitScreen(unfiltered(3))
 			ts.Keys("/")
 			ts.Type("failed")
-			s := ts.WaitScreen("1 of 3 sessions match", "design plot yard")
+			s := ts.WaitScreen("/failed ", "1 of 3 sessions match", "design plot yard")
 			if strings.Contains(s, "deploy the api") || strings.Contains(s, "redeploy") {
 				t.Errorf("failed lists sessions without failures:\n%s", s)
 			}
@@ -201,7 +201,7 @@ func TestTUIListFieldFilters(t *testing.T) {
 			ts.WaitScreen(unfiltered(3))
 			ts.Keys("/")
 			ts.Type("deploy")
-			s = ts.WaitScreen("3 of 3 sessions match")
+			s = ts.WaitScreen("/deploy ", "3 of 3 sessions match")
 			// prefix (deploy the api), then substring (redeploy), then fuzzy (design plot yard).
 			order := []string{"deploy the api", "redeploy", "design plot yard"}
 			last := -1

@@ -74,6 +74,8 @@ type bashResponse struct {
 	Stderr      string `json:"stderr"`
 	Interrupted bool   `json:"interrupted"`
 	ExitCode    *int   `json:"exit_code"`
+	// BackgroundTaskID is set when the command went on in the background.
+	BackgroundTaskID string `json:"backgroundTaskId"`
 }
 
 // taskInput is the Task / Agent tool's input: a delegation.

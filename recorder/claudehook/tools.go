@@ -392,6 +392,11 @@ func (c *call) bashRun(failed bool, dur time.Duration) *transcript.BashRun {
 		}
 		return run
 	}
+	if resp.BackgroundTaskID != "" && run.ExitCode == nil {
+		// Started, still running: no outcome yet, so neither a success nor a failure.
+		run.Error = &transcript.RunError{Code: transcript.RunBackground, Message: "running in the background as " + resp.BackgroundTaskID}
+		return run
+	}
 	if run.ExitCode == nil && !run.Interrupted {
 		zero := 0
 		run.ExitCode = &zero

@@ -156,7 +156,7 @@ const (
 	ErrToolError = "tool_error"
 	// ErrBackground: the command went on in the background; its exit is not
 	// in the transcript.
-	ErrBackground = "background"
+	ErrBackground = transcript.RunBackground
 	// ErrNoExitCode: the command failed but the transcript does not say
 	// with which code (Claude Code 1.0 wrote only its output).
 	ErrNoExitCode = "exit_code_unknown"

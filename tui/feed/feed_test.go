@@ -139,7 +139,7 @@ func TestSmallFileThenFollow(t *testing.T) {
 	wait(func(c *collector) bool { return c.tl.Counts.Events == 10 })
 	appendFile(t, path, fixture.JSONL(events[10:]))
 	wait(func(c *collector) bool { return c.tl.End != nil })
-	if c.tl.Counts.Events != len(events) || c.sawTail {
+	if c.tl.Counts.Events != int64(len(events)) || c.sawTail {
 		t.Errorf("%d events, tail mode %v", c.tl.Counts.Events, c.sawTail)
 	}
 }
@@ -431,7 +431,7 @@ func BenchmarkTailFirst(b *testing.B) {
 					}
 				}
 				tail += time.Since(t0)
-				for c.partial || c.tl.Counts.Events < n {
+				for c.partial || c.tl.Counts.Events < int64(n) {
 					if m, ok := f.Wait().(Msg); ok {
 						c.apply(m.Batch)
 					}

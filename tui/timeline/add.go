@@ -111,7 +111,6 @@ func (t *Timeline) Notice(text string) Change {
 
 // count keeps the timeline's summary.
 func (t *Timeline) count(ev *transcript.Event) {
-	t.Counts.Events++
 	if !ev.TS.IsZero() {
 		if t.First.IsZero() || ev.TS.Before(t.First) {
 			t.First = ev.TS
@@ -120,27 +119,7 @@ func (t *Timeline) count(ev *transcript.Event) {
 			t.Last = ev.TS
 		}
 	}
-	switch b := ev.Body.(type) {
-	case *transcript.ChatTurn:
-		if b.Text != "" { // a turn that only carries a message's token usage is not a turn
-			t.Counts.Turns++
-		}
-	case *transcript.ToolCall:
-		t.Counts.ToolCalls++
-	case *transcript.ToolResult:
-		if b.IsError {
-			t.Counts.Failures++
-			t.Counts.ToolErrors++
-		}
-	case *transcript.BashRun:
-		t.Counts.Commands++
-		if b.Failed() || b.TimedOut {
-			t.Counts.Failures++
-			t.Counts.CommandsFailed++
-		}
-	case *transcript.ApprovalRequest:
-		t.Counts.Approvals++
-	}
+	t.Counts.Add(ev)
 }
 
 // pairKey names the call an event belongs to, per kind of pair: a bash run

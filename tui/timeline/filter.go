@@ -1,5 +1,7 @@
 package timeline
 
+import "github.com/cuff-dev/cuff/transcript"
+
 // Filter shows only one kind of item.
 type Filter uint8
 
@@ -44,13 +46,14 @@ func (f Filter) Match(it *Item) bool {
 		return false // a message of tool calls: its tokens count, there is nothing to show
 	}
 	switch f {
-	case FilterTurns:
-		return it.Kind == KindUser || it.Kind == KindAssistant || it.Kind == KindThinking || it.Kind == KindSystem
+	case FilterTurns: // exactly what the counts call turns
+		c := it.Chat()
+		return c != nil && transcript.IsTurn(c)
 	case FilterTools:
 		return it.Kind == KindTool
 	case FilterBash:
 		return it.Kind == KindBash
-	case FilterFailures:
+	case FilterFailures: // exactly what the counts call failures
 		return it.Failed()
 	case FilterApprovals:
 		return it.Kind == KindApproval

@@ -134,14 +134,6 @@ func (t *Timeline) addCounts(older *Timeline) {
 	if older.Last.After(t.Last) {
 		t.Last = older.Last
 	}
-	c, o := &t.Counts, older.Counts
-	c.Events += o.Events
-	c.Turns += o.Turns
-	c.ToolCalls += o.ToolCalls
-	c.Commands += o.Commands
-	c.Failures += o.Failures
-	c.Approvals += o.Approvals
-	c.Malformed += o.Malformed
-	c.CommandsFailed += o.CommandsFailed
-	c.ToolErrors += o.ToolErrors
+	t.Counts.Merge(older.Counts.Tally)
+	t.Counts.Malformed += older.Counts.Malformed
 }

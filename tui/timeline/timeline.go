@@ -246,26 +246,17 @@ func (it *Item) Failed() bool {
 		return r != nil && r.IsError
 	case KindDelegation, KindDelegationEnd:
 		d := it.DelegationEnd()
-		return d != nil && d.Success != nil && !*d.Success
-	case KindNotice:
-		return true
+		return d != nil && d.Failed()
 	}
 	return false
 }
 
-// Counts summarises a timeline.
+// Counts summarises a timeline: what every view of a session counts
+// (transcript.Tally: its turns and failures are what the filters show),
+// and the lines that could not be read.
 type Counts struct {
-	Events    int
-	Turns     int // chat turns with text, as the session list counts them
-	ToolCalls int
-	Commands  int
-	Failures  int // failed commands and tool errors: what the failures filter shows
-	Approvals int
-	Malformed int
-	// CommandsFailed counts commands that failed or timed out (the session
-	// list's failures); ToolErrors tool results that report an error.
-	CommandsFailed int
-	ToolErrors     int
+	transcript.Tally
+	Malformed int64
 }
 
 // Timeline is a session's items in display order: each item where its

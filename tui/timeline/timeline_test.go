@@ -60,7 +60,7 @@ end
 		t.Errorf("shape:\n%s\nwant:\n%s", got, want)
 	}
 	c := tl.Counts
-	if c.Events != 20 || c.Commands != 3 || c.Failures != 2 || c.ToolCalls != 2 || c.Approvals != 1 {
+	if c.Events != 20 || c.Commands != 3 || c.Failures() != 2 || c.ToolCalls != 2 || c.Approvals != 1 {
 		t.Errorf("counts = %+v", c)
 	}
 	items := tl.Items()
@@ -151,13 +151,18 @@ func TestFilters(t *testing.T) {
 		return n
 	}
 	want := map[timeline.Filter]int{
-		timeline.FilterAll: 16, timeline.FilterTurns: 5, timeline.FilterTools: 2, timeline.FilterBash: 3,
+		timeline.FilterAll: 16, timeline.FilterTurns: 4, timeline.FilterTools: 2, timeline.FilterBash: 3,
 		timeline.FilterFailures: 2, timeline.FilterApprovals: 1,
 	}
 	for f, n := range want {
 		if got := count(f); got != n {
 			t.Errorf("filter %s shows %d, want %d", f, got, n)
 		}
+	}
+	// The filters show exactly what the counts count.
+	if c := tl.Counts; int64(count(timeline.FilterTurns)) != c.Turns || int64(count(timeline.FilterFailures)) != c.Failures() {
+		t.Errorf("filters show %d turns and %d failures; the counts say %d and %d",
+			count(timeline.FilterTurns), count(timeline.FilterFailures), c.Turns, c.Failures())
 	}
 	if timeline.FilterApprovals.Next() != timeline.FilterAll {
 		t.Error("filters do not cycle")

@@ -347,19 +347,17 @@ func (m Model) metaLine(start *transcript.SessionStart) string {
 			parts = append(parts, export.FormatDuration(last.Sub(first).Milliseconds()))
 		}
 	}
-	c := m.tl.Counts
+	c := m.tl.Counts.Tally
+	turns, commands, failures := c.Turns, c.Commands, c.Failures()
 	if m.partial {
 		if m.info.Events <= 0 {
 			return strings.Join(parts, " · ") // the counts of a part would pass for the session's
 		}
-		c = timeline.Counts{Turns: int(m.info.Turns), Commands: int(m.info.Commands), CommandsFailed: int(m.info.Failures)}
+		turns, commands, failures = m.info.Turns, m.info.Commands, m.info.Failures
 	}
-	parts = append(parts, plural(c.Turns, "turn"), plural(c.Commands, "command"))
-	if c.CommandsFailed > 0 {
-		parts = append(parts, fmt.Sprintf("%d failed", c.CommandsFailed))
-	}
-	if c.ToolErrors > 0 {
-		parts = append(parts, plural(c.ToolErrors, "tool error"))
+	parts = append(parts, plural(int(turns), "turn"), plural(int(commands), "command"))
+	if failures > 0 {
+		parts = append(parts, plural(int(failures), "failure"))
 	}
 	return strings.Join(parts, " · ")
 }

@@ -124,6 +124,8 @@ func (r *renderer) tool(it *timeline.Item, a args) []string {
 // bashBadge is the exit badge of a run: ✓, ✗ code, ⏱ timed out.
 func (r *renderer) bashBadge(run *transcript.BashRun) string {
 	switch {
+	case run.InBackground():
+		return r.st.Muted.Render("⏩ in background")
 	case run.TimedOut:
 		return r.st.Fail.Render("⏱ timed out")
 	case run.RecorderDied():
@@ -212,7 +214,11 @@ func (r *renderer) bash(it *timeline.Item, a args) []string {
 		lines = append(lines, "  "+r.st.Notice.Render(note))
 	}
 	if run.Error != nil {
-		lines = append(lines, r.wrapIndented(r.st.Fail.Render(common.Sanitize(run.Error.Code))+" "+common.Sanitize(run.Error.Message), a.width)...)
+		code := r.st.Fail
+		if run.InBackground() {
+			code = r.st.Muted
+		}
+		lines = append(lines, r.wrapIndented(code.Render(common.Sanitize(run.Error.Code))+" "+common.Sanitize(run.Error.Message), a.width)...)
 	}
 	if u := run.Usage; u != nil {
 		lines = append(lines, "  "+r.st.Muted.Render(fmt.Sprintf("max RSS %s · user %d ms · sys %d ms", humanBytes(u.MaxRSSKB<<10), u.UserMS, u.SysMS)))

@@ -243,26 +243,13 @@ func (b *builder) endDelegation(callID, agentType, subAgent, result string) {
 
 // counts summarises the events the way cuff's session writer does.
 func counts(events []*transcript.Event) *transcript.Counts {
-	c := &transcript.Counts{Events: int64(len(events)) + 1} // + the session_end itself
+	var t transcript.Tally
 	for _, ev := range events {
-		switch body := ev.Body.(type) {
-		case *transcript.ChatTurn:
-			c.Turns++
-		case *transcript.ToolCall:
-			c.ToolCalls++
-		case *transcript.BashRun:
-			c.Commands++
-			switch {
-			case body.TimedOut:
-				c.TimedOut++
-			case body.Failed():
-				c.Failures++
-			}
-		case *transcript.ApprovalRequest:
-			c.Approvals++
-		}
+		t.Add(ev)
 	}
-	return c
+	return &transcript.Counts{Events: t.Events + 1, // + the session_end itself
+		Turns: t.Turns, ToolCalls: t.ToolCalls, Commands: t.Commands, Failures: t.Failures(),
+		TimedOut: t.CommandsTimedOut, Approvals: t.Approvals}
 }
 
 // Generate returns the demo session as JSONL. Every line is checked to

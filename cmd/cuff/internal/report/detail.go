@@ -75,11 +75,17 @@ func SessionDetail(w io.Writer, st Styles, d *Detail) {
 		fmt.Fprintf(w, "Events: %s (%s turns, %s tool calls, %s approvals)\n", Count(s.Events), Count(s.Turns),
 			Count(s.ToolCalls), Count(s.Approvals))
 	}
+	if s.Failures >= 0 && s.ToolErrors >= 0 {
+		fmt.Fprintf(w, "Failures: %s (%s commands, %s tool calls)\n", Count(s.Failures), Count(s.Failures-s.ToolErrors), Count(s.ToolErrors))
+	}
 	c := d.Stats
 	fmt.Fprintf(w, "\nCommands: %s total\n", Count(c.Commands))
 	fmt.Fprintf(w, "  %s Succeeded: %s\n", st.OK.Render("✓"), Count(c.Succeeded))
 	fmt.Fprintf(w, "  %s Failed: %s\n", st.Fail.Render("✗"), Count(c.Failed))
 	fmt.Fprintf(w, "  %s Timed out: %s\n", st.Warn.Render("⏱"), Count(c.TimedOut))
+	if c.Background > 0 {
+		fmt.Fprintf(w, "  ⏩ In the background: %s\n", Count(c.Background))
+	}
 	if len(c.Frequency) > 0 {
 		fmt.Fprintln(w, "\nTop Commands:")
 		width := 0
@@ -108,6 +114,8 @@ func SessionDetail(w io.Writer, st Styles, d *Detail) {
 func Entries(w io.Writer, st Styles, e Entry) {
 	badge := st.OK.Render("✓")
 	switch {
+	case strings.HasPrefix(e.Error, transcript.RunBackground+":"):
+		badge = "⏩"
 	case e.TimedOut:
 		badge = st.Warn.Render("⏱")
 	case e.Error != "" || e.ExitCode == nil || *e.ExitCode != 0:

@@ -193,9 +193,14 @@ type SessionRow struct {
 	Succeeded        int64     `json:"commands_succeeded" yaml:"commands_succeeded"`
 	Failed           int64     `json:"commands_failed" yaml:"commands_failed"`
 	TimedOut         int64     `json:"commands_timed_out" yaml:"commands_timed_out"`
-	Approvals        int64     `json:"approvals" yaml:"approvals"`
-	SizeBytes        int64     `json:"file_size_bytes" yaml:"file_size_bytes"`
-	Path             string    `json:"path" yaml:"path"`
+	Background       int64     `json:"commands_in_background" yaml:"commands_in_background"`
+	ToolErrors       int64     `json:"tool_errors" yaml:"tool_errors"`
+	// Failures is every failure, as every view counts them (transcript.Tally):
+	// failed and timed-out commands, and tool calls that returned an error.
+	Failures  int64  `json:"failures" yaml:"failures"`
+	Approvals int64  `json:"approvals" yaml:"approvals"`
+	SizeBytes int64  `json:"file_size_bytes" yaml:"file_size_bytes"`
+	Path      string `json:"path" yaml:"path"`
 }
 
 // Row turns list information into its machine-readable row.
@@ -208,15 +213,15 @@ func Row(in session.Info) SessionRow {
 		SessionID: in.ID, Source: in.Source, Started: in.Started, LastUpdated: in.Updated,
 		DurationMS: in.Duration.Milliseconds(), Status: status, Live: in.Live, Agent: in.Agent, Title: in.Title,
 		WorkingDirectory: in.WorkingDirectory, Events: in.Events, Turns: in.Turns, ToolCalls: in.ToolCalls,
-		Commands: in.Commands, Failed: in.Failures, TimedOut: in.TimedOut, Approvals: in.Approvals,
-		SizeBytes: in.SizeBytes, Path: in.Path,
+		Commands: in.Commands, TimedOut: in.TimedOut, Approvals: in.Approvals, Failures: in.Failures,
+		ToolErrors: in.ToolErrors, Background: in.Background, SizeBytes: in.SizeBytes, Path: in.Path,
+		Failed: session.Unknown, Succeeded: session.Unknown,
 	}
-	if in.Failures >= 0 && in.TimedOut >= 0 {
-		r.Failed = in.Failures - in.TimedOut
-	}
-	r.Succeeded = session.Unknown
-	if in.Commands >= 0 && in.Failures >= 0 {
-		r.Succeeded = in.Commands - in.Failures
+	if in.Failures >= 0 && in.TimedOut >= 0 && in.ToolErrors >= 0 {
+		r.Failed = in.Failures - in.TimedOut - in.ToolErrors
+		if in.Commands >= 0 && in.Background >= 0 {
+			r.Succeeded = in.Commands - r.Failed - in.TimedOut - in.Background
+		}
 	}
 	return r
 }
@@ -253,14 +258,15 @@ func SessionCSV(w io.Writer, sessions []session.Info) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"session_id", "source", "started", "last_updated", "duration_ms", "status", "live", "agent",
 		"title", "working_directory", "events", "turns", "tool_calls", "commands", "commands_succeeded",
-		"commands_failed", "commands_timed_out", "approvals", "file_size_bytes", "path"})
+		"commands_failed", "commands_timed_out", "commands_in_background", "tool_errors", "failures", "approvals",
+		"file_size_bytes", "path"})
 	for _, in := range sessions {
 		r := Row(in)
 		i := func(n int64) string { return strconv.FormatInt(n, 10) }
 		cw.Write([]string{r.SessionID, r.Source, r.Started.Format(time.RFC3339Nano), r.LastUpdated.Format(time.RFC3339Nano),
 			i(r.DurationMS), r.Status, strconv.FormatBool(r.Live), r.Agent, r.Title, r.WorkingDirectory,
 			i(r.Events), i(r.Turns), i(r.ToolCalls), i(r.Commands), i(r.Succeeded), i(r.Failed), i(r.TimedOut),
-			i(r.Approvals), i(r.SizeBytes), r.Path})
+			i(r.Background), i(r.ToolErrors), i(r.Failures), i(r.Approvals), i(r.SizeBytes), r.Path})
 	}
 	cw.Flush()
 	return cw.Error()
