@@ -96,12 +96,16 @@ func TestClaudeFailingCommand(t *testing.T) {
 // TestClaudeSubAgent: the main agent delegates; the sub-agent says
 // something and runs its own command. Each line is on its own agent, the
 // sub-agent's nested under the delegation, in the order it happened.
+// (Newer Claude Code runs every sub-agent in the background: then the
+// checks of TestClaudeBackgroundSubAgent apply.)
 func TestClaudeSubAgent(t *testing.T) {
 	e := hooked(t)
 	m := at.NewAnthropic(t,
 		at.Say("count the files",
-			at.Turn(at.Text("I'll ask a helper to count."), at.Delegate("general-purpose", "count files", "Count the files in the project")),
+			at.Turn(at.Text("I'll ask a helper to count."),
+				at.Delegate("general-purpose", "count files", "Count the files in the project").WithID("toolu_task")),
 			at.Turn(at.Text("The helper counted them.")),
+			at.Turn(at.Text("The helper reported.")), // only when the sub-agent ran in the background
 		),
 		at.Say("Count the files in the project",
 			at.Turn(at.Text("Counting now."), at.Bash("ls -a | wc -l")),
@@ -110,6 +114,11 @@ func TestClaudeSubAgent(t *testing.T) {
 	)
 	r := claudeOK(t, e, m, "count the files")
 	_, evs := e.Recording(r.SessionID)
+	if res, _ := m.Result("toolu_task"); strings.HasPrefix(res.Output, "Async agent launched") {
+		t.Logf("this Claude Code ran the sub-agent in the background")
+		expectBackground(t, at.Story(evs), "main: I'll ask a helper to count.")
+		return
+	}
 	at.ExpectStory(t, evs,
 		"user: count the files",
 		"main: I'll ask a helper to count.",
@@ -158,4 +167,70 @@ func TestClaudeResumeContinuesItsSession(t *testing.T) {
 		"user: and once more",
 		"main: Hello again.",
 	)
+}
+
+// TestClaudeBackgroundSubAgent: a sub-agent run in the background goes on
+// after its delegation returns (and after the main agent's turn ends, in
+// newer Claude Code every sub-agent does): its lines are its own, nested
+// under the delegation, which ends when the sub-agent reports back.
+func TestClaudeBackgroundSubAgent(t *testing.T) {
+	e := hooked(t)
+	m := at.NewAnthropic(t,
+		at.Say("count the files",
+			at.Turn(at.Text("A helper will count."), at.Tool("Agent", map[string]any{"subagent_type": "general-purpose",
+				"description": "count files", "prompt": "Count the files in the project", "run_in_background": true})),
+			at.Turn(at.Text("The helper is counting.")),
+			at.Turn(at.Text("The helper reported.")), // after the task notification
+		),
+		at.Say("Count the files in the project",
+			at.Turn(at.Text("Counting now."), at.Bash("ls -a | wc -l")),
+			at.Turn(at.Text("There are 4 entries.")),
+		),
+	)
+	r := claudeOK(t, e, m, "count the files")
+	_, evs := e.Recording(r.SessionID)
+	expectBackground(t, at.Story(evs), "main: A helper will count.")
+}
+
+// expectBackground checks the story of a sub-agent that ran in the
+// background, whose lines may interleave with the main agent's: the
+// sub-agent's lines are its own, in order and nested; the main agent's
+// start with first and the delegation; the delegation ends after the
+// sub-agent's last line.
+func expectBackground(t *testing.T, story []string, first string) {
+	t.Helper()
+	sub := only(story, "  sub1: ")
+	want := []string{"  sub1: Counting now.", "  sub1: $ ls -a | wc -l [allow]", "  sub1: $ ls -a | wc -l → exit 0", "  sub1: There are 4 entries."}
+	if strings.Join(sub, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the sub-agent's lines:\n\t%s\nwant\n\t%s\nin:\n\t%s", strings.Join(sub, "\n\t"), strings.Join(want, "\n\t"), strings.Join(story, "\n\t"))
+	}
+	main := only(story, "main: ")
+	if len(main) < 3 || main[0] != first || main[1] != "main: delegate general-purpose: Count the files in the project" {
+		t.Errorf("the main agent's lines:\n\t%s", strings.Join(main, "\n\t"))
+	}
+	end, last := index(story, "main: delegation ✓"), index(story, want[len(want)-1])
+	if end < 0 || end < last {
+		t.Errorf("the delegation must end once its sub-agent reported back:\n\t%s", strings.Join(story, "\n\t"))
+	}
+}
+
+// only is the lines of a story that start with prefix, in order.
+func only(story []string, prefix string) []string {
+	var out []string
+	for _, l := range story {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// index is the position of line in the story, -1 when it is not there.
+func index(story []string, line string) int {
+	for i, l := range story {
+		if l == line {
+			return i
+		}
+	}
+	return -1
 }

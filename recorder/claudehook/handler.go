@@ -387,7 +387,7 @@ func (c *call) sessionEnd() error {
 		if err := c.flushText(st); err != nil {
 			return err
 		}
-		if err := c.closeOpen(st); err != nil {
+		if err := c.closeOpen(st, true); err != nil {
 			return err
 		}
 		w, err := c.writer(st)
@@ -417,17 +417,24 @@ func (c *call) stop(ctx context.Context) error {
 			return err
 		}
 		if c.in.HookEventName == EventSubagentStop {
+			var events []*transcript.Event
 			if c.in.LastMessage != "" && !st.saidBefore(c.in.LastMessage) {
-				return c.append(st, c.event(st, &transcript.ChatTurn{Role: transcript.RoleAssistant, Text: c.in.LastMessage}))
+				events = append(events, c.event(st, &transcript.ChatTurn{Role: transcript.RoleAssistant, Text: c.in.LastMessage}))
 			}
-			return nil
+			if end := c.endAsync(st); end != nil {
+				events = append(events, end)
+			}
+			if len(events) == 0 {
+				return nil
+			}
+			return c.append(st, events...)
 		}
 		if c.in.LastMessage != "" && !st.saidBefore(c.in.LastMessage) {
 			if err := c.append(st, c.event(st, &transcript.ChatTurn{Role: transcript.RoleAssistant, Text: c.in.LastMessage})); err != nil {
 				return err
 			}
 		}
-		if err := c.closeOpen(st); err != nil {
+		if err := c.closeOpen(st, false); err != nil {
 			return err
 		}
 		if c.w != nil {
@@ -457,11 +464,39 @@ func (c *call) withdrawPending() {
 	}
 }
 
-// closeOpen ends the calls that never got a result: the user rejected them
-// in Claude Code's prompt, or the turn was cancelled.
-func (c *call) closeOpen(st *state) error {
-	var events []*transcript.Event
+// endAsync ends the background delegation of the sub-agent that stopped,
+// with its last message as the result.
+func (c *call) endAsync(st *state) *transcript.Event {
 	for id, oc := range st.Open {
+		if oc.Kind != kindDelegation || !oc.Async || oc.SubAgentID == "" || oc.SubAgentID != c.in.AgentID {
+			continue
+		}
+		ok := true
+		ev := transcript.New("", c.now, &transcript.Delegation{Phase: transcript.PhaseEnd, SubAgentID: oc.SubAgentID,
+			Result: c.in.LastMessage, Success: &ok})
+		ev.CallID, ev.ConversationID, ev.AgentID, ev.ParentCallID = id, c.in.SessionID, oc.AgentID, oc.ParentCallID
+		if ev.AgentID == "" {
+			ev.AgentID = transcript.MainAgent
+		}
+		delete(st.Open, id)
+		st.endDelegation(id)
+		return ev
+	}
+	return nil
+}
+
+// closeOpen ends the calls that never got a result: the user rejected them
+// in Claude Code's prompt, or the turn was cancelled. A sub-agent running
+// in the background goes on past its parent's Stop: it is closed only at
+// the session's end (final).
+func (c *call) closeOpen(st *state, final bool) error {
+	var events []*transcript.Event
+	kept := map[string]openCall{}
+	for id, oc := range st.Open {
+		if !final && (oc.Async || st.Open[oc.ParentCallID].Async) {
+			kept[id] = oc // a background sub-agent, or one of its calls: it goes on
+			continue
+		}
 		if !oc.Recorded {
 			if oc.Kind == kindBash { // asked in the TUI, never answered: shown as not run
 				start := transcript.New("", c.now, &transcript.BashStart{Command: oc.Command, WorkingDirectory: c.in.Cwd,
@@ -492,8 +527,19 @@ func (c *call) closeOpen(st *state) error {
 		}
 		events = append(events, ev)
 	}
-	st.Open = map[string]openCall{}
-	st.Delegations, st.Agents = nil, nil
+	st.Open = kept
+	var delegations []string
+	for _, d := range st.Delegations {
+		if _, ok := kept[d]; ok {
+			delegations = append(delegations, d)
+		}
+	}
+	for a, d := range st.Agents {
+		if _, ok := kept[d]; !ok {
+			delete(st.Agents, a)
+		}
+	}
+	st.Delegations = delegations
 	if len(events) == 0 {
 		return nil
 	}

@@ -85,6 +85,11 @@ type taskInput struct {
 	SubagentType string `json:"subagent_type"`
 }
 
+// statusAsyncLaunched is the Agent tool's status when the sub-agent goes on
+// in the background (Claude Code 2.1.2xx and later): it reports back at its
+// SubagentStop.
+const statusAsyncLaunched = "async_launched"
+
 // taskResponse is the Task / Agent tool's response.
 type taskResponse struct {
 	Status  string `json:"status"`

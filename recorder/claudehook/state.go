@@ -64,6 +64,10 @@ type openCall struct {
 	Recorded     bool      `json:"recorded"` // its start event is in the session
 	// Sandboxed says cuff rewrote the command to run in its sandbox.
 	Sandboxed bool `json:"sandboxed,omitempty"`
+	// Async marks a delegation whose sub-agent (SubAgentID) runs in the
+	// background: it ends at the sub-agent's SubagentStop, not at a Stop.
+	Async      bool   `json:"async,omitempty"`
+	SubAgentID string `json:"sub_agent_id,omitempty"`
 	// Asked is the reason cuff gave when it let Claude Code ask: a
 	// denial with this reason (no one to ask, in -p) means it never ran.
 	Asked string `json:"asked,omitempty"`

@@ -304,6 +304,23 @@ func (c *call) postToolUse() error {
 			return err
 		}
 		oc, known := st.Open[callID]
+		if known && oc.Recorded && oc.Kind == kindDelegation && !failed {
+			var resp taskResponse
+			_ = json.Unmarshal(in.ToolResponse, &resp)
+			if resp.Status == statusAsyncLaunched {
+				// The sub-agent runs on in the background (newer Claude
+				// Code): its delegation ends at its SubagentStop.
+				oc.Async, oc.SubAgentID = true, resp.AgentID
+				st.Open[callID] = oc
+				if resp.AgentID != "" {
+					if st.Agents == nil {
+						st.Agents = map[string]string{}
+					}
+					st.Agents[resp.AgentID] = callID
+				}
+				return nil
+			}
+		}
 		delete(st.Open, callID)
 		dur := time.Duration(in.DurationMS) * time.Millisecond
 		if dur == 0 && known {
