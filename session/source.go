@@ -30,6 +30,22 @@ type Info struct {
 	Live             bool
 	Path             string
 	SizeBytes        int64
+	// Parts are the records joined into this session, when a conversation
+	// was recorded more than once (the agent's transcript and cuff's
+	// recordings of it, see Joined); nil for a session of one record.
+	Parts []Part
+	// Conversation is the joined session a native session belongs to
+	// (claude:<uuid>, codex:<uuid>) when it is listed alone because the
+	// agent's transcript was not found (yet): following it follows the
+	// conversation, and takes in the transcript once it appears.
+	Conversation string
+}
+
+// Part is one record of a joined session.
+type Part struct {
+	ID     string `json:"id"`
+	Source string `json:"source"`
+	Path   string `json:"path,omitempty"`
 }
 
 // Source is a place sessions come from: the native store, or an agent's own

@@ -217,13 +217,13 @@ func StatsOf(ctx context.Context, sources []Source, infos []Info, cache *StatsCa
 	for range max(runtime.GOMAXPROCS(0), 1) {
 		wg.Go(func() {
 			for i := range work {
-				per[i], errs[i] = cache.figures(ctx, bySource[infos[i].Source], infos[i])
+				per[i], errs[i] = cache.figures(ctx, sourceOf(bySource, infos[i]), infos[i])
 			}
 		})
 	}
 	for i, in := range infos {
 		st.DiskBytes[in.Source] += in.SizeBytes
-		if bySource[in.Source] == nil {
+		if sourceOf(bySource, in) == nil {
 			continue
 		}
 		select {
@@ -250,6 +250,15 @@ func StatsOf(ctx context.Context, sources []Source, infos []Info, cache *StatsCa
 	}
 	st.Finish()
 	return st, nil
+}
+
+// sourceOf is the source that reads a listed session: the joined one for a
+// session joined from several records, else the one it is listed from.
+func sourceOf(bySource map[string]Source, in Info) Source {
+	if j := bySource[JoinedSourceName]; j != nil && len(in.Parts) > 0 {
+		return j
+	}
+	return bySource[in.Source]
 }
 
 // FiguresReader is a Source that can read a session for its figures alone

@@ -73,11 +73,15 @@ func OpenStatsCache(path string) *StatsCache {
 // kept). A nil cache reads every time.
 func (c *StatsCache) figures(ctx context.Context, src Source, in Info) (*CommandStats, error) {
 	var fi os.FileInfo
+	key := in.Path
 	if c != nil && in.Path != "" {
 		fi, _ = os.Stat(in.Path)
 	}
+	if c != nil && len(in.Parts) > 0 {
+		key, fi = partsStamp(in) // a joined session: every part's size and time
+	}
 	if fi != nil {
-		if e, ok := c.lookup(in.Path, fi); ok {
+		if e, ok := c.lookup(key, fi); ok {
 			return e.Figures.stats(), nil
 		}
 	}
@@ -86,7 +90,7 @@ func (c *StatsCache) figures(ctx context.Context, src Source, in Info) (*Command
 		return st, err
 	}
 	c.mu.Lock()
-	c.entries[in.Path] = statsEntry{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Version: statsCacheVersion, Figures: figuresToCache(st)}
+	c.entries[key] = statsEntry{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Version: statsCacheVersion, Figures: figuresToCache(st)}
 	c.dirty = true
 	c.mu.Unlock()
 	return st, nil

@@ -245,10 +245,20 @@ func (m Model) sourceNamed(name string) session.Source {
 	return nil
 }
 
-// targetOf is what a feed reads to show a session: its file, tail first,
-// whatever its format, with its source to fall back on.
+// targetOf is what a feed reads to show a session: a conversation joined
+// from several records (or a native session that belongs to one) through
+// the joined source, live; any other session's file, tail first, whatever
+// its format, with its source to fall back on.
 func (m Model) targetOf(info session.Info) feed.Target {
-	return feed.Target{Source: m.sourceNamed(info.Source), ID: info.ID, Path: info.Path}
+	src := m.sourceNamed(info.Source)
+	if j := m.sourceNamed(session.JoinedSourceName); j != nil && (src == nil || len(info.Parts) > 0 || info.Conversation != "") {
+		src = j
+	}
+	t := feed.Target{Source: src, ID: info.ID}
+	if len(info.Parts) == 0 && info.Conversation == "" {
+		t.Path = info.Path
+	}
+	return t
 }
 
 // openSession starts showing a session: stops the old feed, starts the new.

@@ -60,10 +60,11 @@ func (a *app) announce(b *approval.Broker) func() {
 }
 
 // tuiSources are the places the TUI lists sessions from: the project's
-// store first, then the agents' own folders the settings switch on.
+// store and the agents' own folders the settings switch on, joined, one
+// session per conversation.
 func (a *app) tuiSources(s *session.Store) []session.Source {
 	if a.ws != nil && a.ws.Store == s {
-		return a.ws.Sources()
+		return []session.Source{a.ws.Joined()}
 	}
 	return []session.Source{s.Source()}
 }
@@ -125,11 +126,26 @@ func (a *app) resolveWatch(ctx context.Context, s *session.Store, sources []sess
 			hint: "Hint: Give the path of a .jsonl session file, or a session id from 'cuff record list'",
 		}
 	}
+	var joined *session.Joined
+	for _, src := range sources {
+		if j, ok := src.(*session.Joined); ok {
+			joined = j
+		}
+	}
 	if info, ok := quickFind(s, arg); ok {
+		if joined != nil {
+			info.Conversation = joined.ConversationOf(info.ID) // follow it with its agent's transcript
+		}
 		return info, nil
 	}
-	info, _, err := session.FindAny(ctx, s, sources[1:], arg) // sources[1:]: Claude Code and Codex
-	return info, err
+	if joined == nil {
+		m, err := s.Find(arg)
+		if err != nil {
+			return session.Info{}, err
+		}
+		return s.InfoOf(m), nil
+	}
+	return joined.Find(ctx, arg)
 }
 
 // quickFind resolves a (partial) id that names exactly one session file

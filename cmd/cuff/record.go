@@ -2,12 +2,13 @@ package main
 
 import (
 	"bufio"
-	"errors"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -104,21 +105,21 @@ func (a *app) recordListCommand() *cobra.Command {
 				fmt.Fprint(a.stderr, noRecordingsMessage)
 				return nil
 			}
-			report.SessionTable(a.stdout, report.DefaultStyles(), sessions, verbose, source != session.NativeSourceName)
+			report.SessionTable(a.stdout, report.DefaultStyles(), sessions, verbose, source != session.NativeSourceName && !allNative(sessions))
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&since, "since", "", "show sessions since a date (YYYY-MM-DD) or age (7d, 2w, 1m)")
 	cmd.Flags().IntVar(&limit, "limit", defaultListLimit, "maximum sessions to show (0: all)")
 	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json, csv")
-	cmd.Flags().StringVar(&source, "source", session.NativeSourceName, "where sessions come from: cuff (this project), claude, codex, all")
+	cmd.Flags().StringVar(&source, "source", sourceProject, sourceHelp)
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "show agent, turns, failures, size and title")
 	return cmd
 }
 
 func (a *app) recordShowCommand() *cobra.Command {
 	var entries, output bool
-	var format string
+	var format, source string
 	cmd := &cobra.Command{
 		Use:   "show SESSION_ID",
 		Short: "Show one session: summary, counts, top commands and, with --entries, every command",
@@ -133,7 +134,7 @@ func (a *app) recordShowCommand() *cobra.Command {
 			if output && !entries {
 				return &usageError{msg: "--output needs --entries", hint: "Hint: Use 'cuff record show ID --entries --output'"}
 			}
-			info, read, err := a.resolveSession(cmd.Context(), args[0])
+			info, read, err := a.resolveSession(cmd.Context(), args[0], source)
 			if err != nil {
 				return err
 			}
@@ -164,6 +165,7 @@ func (a *app) recordShowCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&entries, "entries", false, "list every command of the session")
 	cmd.Flags().BoolVar(&output, "output", false, "with --entries: show each command's output")
 	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json, yaml")
+	cmd.Flags().StringVar(&source, "source", sourceProject, sourceHelp)
 	return cmd
 }
 
@@ -216,7 +218,7 @@ func (a *app) recordStatsCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&since, "since", "", "analyse sessions since a date (YYYY-MM-DD) or age (7d, 2w, 1m)")
 	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json")
-	cmd.Flags().StringVar(&source, "source", session.NativeSourceName, "where sessions come from: cuff (this project), claude, codex, all")
+	cmd.Flags().StringVar(&source, "source", sourceProject, sourceHelp)
 	return cmd
 }
 
@@ -309,11 +311,12 @@ func (a *app) confirm(question string) bool {
 }
 
 func (a *app) recordExportCommand() *cobra.Command {
-	var format, output, since string
+	var format, output, since, source string
 	cmd := &cobra.Command{
 		Use:   "export SESSION_ID|all",
 		Short: "Export a session (or all) as JSON, JSONL, CSV, SQLite, HTML or markdown",
 		Example: `  cuff record export 20260118_143052_a7b3c9d2-e4f5 --format json
+  cuff record export claude:fe5e1c67 --format markdown
   cuff record export all --since 7d --format jsonl --output recordings.jsonl
   cuff record export all --since 30d --format sqlite --output recordings.db
   cuff record export 143052 --format html --output session.html`,
@@ -334,35 +337,33 @@ func (a *app) recordExportCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var sessions []*session.Meta
+			var infos []session.Info
+			var src session.Source
 			if args[0] == "all" {
-				if _, sessions, err = a.sessionsSince(since, 0); err != nil {
+				var from time.Time
+				if since != "" {
+					if from, err = session.ParseSince(since, time.Now()); err != nil {
+						return err
+					}
+				}
+				if infos, err = a.listInfos(cmd.Context(), source, from, 0, false); err != nil {
 					return err
 				}
-				sort := sessions // oldest first reads naturally in an export
-				for i, j := 0, len(sort)-1; i < j; i, j = i+1, j-1 {
-					sort[i], sort[j] = sort[j], sort[i]
-				}
+				slices.Reverse(infos) // oldest first reads naturally in an export
+				ws, _ := a.openWorkspace()
+				src = ws.Joined()
 			} else {
 				if since != "" {
 					return &usageError{msg: "--since goes with 'all'", hint: "Hint: Use 'cuff record export all --since 7d'"}
 				}
-				if strings.Contains(args[0], ":") { // claude:<uuid>, codex:<uuid>
-					return a.exportForeign(cmd.Context(), args[0], export.Format(format), output)
-				}
-				m, err := s.Find(args[0])
-				var nf *session.NotFoundError
-				var bad *session.InvalidIDError
-				if errors.As(err, &nf) || errors.As(err, &bad) {
-					// not one of cuff's: perhaps a part of a Claude Code or Codex session's id
-					if info, _, ferr := a.findSession(cmd.Context(), args[0]); ferr == nil && info.Source != "" && info.Source != session.NativeSourceName {
-						return a.exportForeign(cmd.Context(), info.ID, export.Format(format), output)
-					}
-				}
+				info, from, err := a.findSession(cmd.Context(), args[0], source)
 				if err != nil {
 					return err
 				}
-				sessions = []*session.Meta{m}
+				if !storeFile(info) {
+					return a.exportDecoded(cmd.Context(), info, from, export.Format(format), output)
+				}
+				infos, src = []session.Info{info}, from
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -372,9 +373,18 @@ func (a *app) recordExportCommand() *cobra.Command {
 				}
 				return err
 			}
-			infos := make([]session.Info, len(sessions))
-			for i, m := range sessions {
-				infos[i] = s.InfoOf(m)
+			// A session that is a file of the store is read from it, in
+			// parallel; any other (a joined session) from its source.
+			byID := map[string]session.Info{}
+			for _, in := range infos {
+				byID[in.ID] = in
+			}
+			fileRead := export.FileReader(s.EventsPath)
+			reader := func(id string, fn func(*transcript.Event) error) (transcript.ReadStats, error) {
+				if storeFile(byID[id]) {
+					return fileRead(id, fn)
+				}
+				return transcript.ReadStats{}, src.Read(ctx, id, fn)
 			}
 			// Data goes to stdout byte for byte (not through the colour
 			// filter), except that CSV shown on a terminal is made inert.
@@ -391,14 +401,14 @@ func (a *app) recordExportCommand() *cobra.Command {
 			switch export.Format(format) {
 			case export.FormatJSON, export.FormatJSONL:
 				return write(func(w io.Writer) error {
-					return report(exportRaw(s, sessions, w, export.Format(format)))
+					return report(exportRaw(ctx, s, infos, src, w, export.Format(format)))
 				})
 			case export.FormatSQLite:
 				db, err := export.NewSQLiteWriter(ctx, output)
 				if err != nil {
 					return err
 				}
-				if err := report(export.WriteSessions(ctx, db, infos, export.FileReader(s.EventsPath))); err != nil {
+				if err := report(export.WriteSessions(ctx, db, infos, reader)); err != nil {
 					return err
 				}
 				fmt.Fprintf(a.stderr, "Wrote %s\n", output)
@@ -420,25 +430,51 @@ func (a *app) recordExportCommand() *cobra.Command {
 				default:
 					sink = export.NewMarkdownSink(w, export.MarkdownOptions{Location: time.Local})
 				}
-				return report(export.WriteSessions(ctx, sink, infos, export.FileReader(s.EventsPath)))
+				return report(export.WriteSessions(ctx, sink, infos, reader))
 			})
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "json", "export format: json (an array), jsonl, csv, sqlite (needs --output), html, markdown")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
 	cmd.Flags().StringVar(&since, "since", "", "with 'all': only sessions since a date or age")
+	cmd.Flags().StringVar(&source, "source", sourceProject, sourceHelp)
 	return cmd
 }
 
-func exportRaw(s *session.Store, sessions []*session.Meta, w io.Writer, format export.Format) (export.Result, error) {
+// allNative reports whether every session listed is one of the store's own
+// (the Source column would say only cuff).
+func allNative(infos []session.Info) bool {
+	for _, in := range infos {
+		if !storeFile(in) {
+			return false
+		}
+	}
+	return true
+}
+
+// storeFile reports whether a listed session is one file of the store,
+// which an export copies as it is.
+func storeFile(in session.Info) bool {
+	return (in.Source == session.NativeSourceName || in.Source == "") && len(in.Parts) == 0
+}
+
+// exportRaw writes sessions as JSON or JSONL: a file of the store line for
+// line, any other session as its events are read.
+func exportRaw(ctx context.Context, s *session.Store, infos []session.Info, src session.Source, w io.Writer, format export.Format) (export.Result, error) {
 	rw, err := export.NewRawWriter(w, format)
 	if err != nil {
 		return export.Result{}, err
 	}
-	for _, m := range sessions {
-		f, err := transcript.Open(s.EventsPath(m.SessionID))
+	for _, in := range infos {
+		if !storeFile(in) {
+			if err := src.Read(ctx, in.ID, rw.WriteEvent); err != nil {
+				return export.Result{}, fmt.Errorf("read session %s: %w", in.ID, err)
+			}
+			continue
+		}
+		f, err := transcript.Open(s.EventsPath(in.ID))
 		if err != nil {
-			return export.Result{}, fmt.Errorf("session %s: %w", m.SessionID, err)
+			return export.Result{}, fmt.Errorf("session %s: %w", in.ID, err)
 		}
 		fi, err := f.Stat()
 		if err == nil {
@@ -446,7 +482,7 @@ func exportRaw(s *session.Store, sessions []*session.Meta, w io.Writer, format e
 		}
 		f.Close()
 		if err != nil {
-			return export.Result{}, fmt.Errorf("read session %s: %w", m.SessionID, err)
+			return export.Result{}, fmt.Errorf("read session %s: %w", in.ID, err)
 		}
 	}
 	return rw.Close()

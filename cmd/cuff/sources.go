@@ -26,59 +26,110 @@ func (a *app) foreignSources() []*session.FolderSource {
 	return ws.ForeignSources()
 }
 
-// sourceNames are the values --source takes.
-var sourceNames = []string{session.NativeSourceName, session.ClaudeSourceName, session.CodexSourceName, "all"}
+// The values --source takes beyond the sources' own names (cuff, claude,
+// codex, each alone): this project's sessions joined with the agents'
+// transcripts (the default), and every session, joined.
+const (
+	sourceProject = "project"
+	sourceAll     = session.JoinedSourceName
+)
 
-// listInfos lists the sessions of one source (or all), newest first,
-// started since the given time, at most limit (0: all). With count, foreign
-// sessions get exact counts within fillBudget (a caller that reads every
-// session anyway, such as stats, leaves it off).
-func (a *app) listInfos(ctx context.Context, source string, since time.Time, limit int, count bool) ([]session.Info, error) {
+// sourceNames are the values --source takes.
+var sourceNames = []string{sourceProject, sourceAll, session.NativeSourceName, session.ClaudeSourceName, session.CodexSourceName}
+
+// sourceHelp describes --source.
+const sourceHelp = "where sessions come from: project (this project's, each conversation joined with the agent's own transcript), " +
+	"all (every session, joined), or one record alone: cuff (this project's store), claude, codex"
+
+// checkSource checks a --source value and that the source is switched on.
+func (a *app) checkSource(source string) error {
 	known := false
 	for _, n := range sourceNames {
 		known = known || n == source
 	}
 	if !known {
-		return nil, &usageError{msg: fmt.Sprintf("unknown source %q", source),
+		return &usageError{msg: fmt.Sprintf("unknown source %q", source),
 			hint: "Hint: --source takes one of " + strings.Join(sourceNames, ", ")}
 	}
-	s, err := a.openStore()
+	if source == session.ClaudeSourceName || source == session.CodexSourceName {
+		if !hasSource(a.foreignSources(), source) {
+			return &usageError{msg: fmt.Sprintf("the %s source is switched off", source),
+				hint: fmt.Sprintf("Hint: set sources.%s: true in .cuff/settings.yml", source)}
+		}
+	}
+	return nil
+}
+
+// listInfos lists the sessions of a --source, newest first, started since
+// the given time, at most limit (0: all). By default (project) and with
+// all, a conversation that both the agent and cuff recorded is one
+// session (see session.Joined); the project's view leaves out the agents'
+// sessions that cuff did not record here. With count, sessions not counted
+// before get exact counts within fillBudget (a caller that reads every
+// session anyway, such as stats, leaves it off).
+func (a *app) listInfos(ctx context.Context, source string, since time.Time, limit int, count bool) ([]session.Info, error) {
+	if err := a.checkSource(source); err != nil {
+		return nil, err
+	}
+	ws, err := a.openWorkspace()
 	if err != nil {
 		return nil, err
 	}
-	foreign := a.foreignSources()
-	if source != "all" && source != session.NativeSourceName && !hasSource(foreign, source) {
-		return nil, &usageError{msg: fmt.Sprintf("the %s source is switched off", source),
-			hint: fmt.Sprintf("Hint: set sources.%s: true in .cuff/settings.yml", source)}
-	}
 	var out []session.Info
-	if source == session.NativeSourceName || source == "all" {
-		all, err := s.Sessions()
+	var fill func(context.Context, []session.Info) error
+	switch source {
+	case sourceProject, sourceAll:
+		j := ws.Joined()
+		infos, err := j.List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, in := range infos {
+			if source == sourceAll || recordedHere(in) {
+				out = append(out, in)
+			}
+		}
+		fill = j.Fill
+	case session.NativeSourceName:
+		all, err := ws.Store.Sessions()
 		if err != nil {
 			return nil, err
 		}
 		for _, m := range all {
-			out = append(out, s.InfoOf(m))
+			out = append(out, ws.Store.InfoOf(m))
 		}
-	}
-	for _, f := range foreign {
-		if source != f.Name() && source != "all" {
-			continue
+	default:
+		for _, f := range ws.ForeignSources() {
+			if f.Name() == source {
+				if out, err = f.List(ctx); err != nil {
+					return nil, err
+				}
+				fill = f.Fill
+			}
 		}
-		infos, err := f.List(ctx)
-		if err != nil {
-			return nil, err
-		}
-		infos = filterInfos(infos, since, limit)
-		if count {
-			fctx, cancel := context.WithTimeout(ctx, fillBudget)
-			_ = f.Fill(fctx, infos) // what is not counted in time shows as unknown
-			cancel()
-		}
-		out = append(out, infos...)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Started.After(out[j].Started) })
-	return filterInfos(out, since, limit), nil
+	out = filterInfos(out, since, limit)
+	if count && fill != nil {
+		fctx, cancel := context.WithTimeout(ctx, fillBudget)
+		_ = fill(fctx, out) // what is not counted in time shows as unknown
+		cancel()
+	}
+	return out, nil
+}
+
+// recordedHere reports whether the project's store holds (a part of) the
+// session.
+func recordedHere(in session.Info) bool {
+	if in.Source == session.NativeSourceName || in.Source == "" {
+		return true
+	}
+	for _, p := range in.Parts {
+		if p.Source == session.NativeSourceName {
+			return true
+		}
+	}
+	return false
 }
 
 func filterInfos(infos []session.Info, since time.Time, limit int) []session.Info {
@@ -104,47 +155,65 @@ func hasSource(sources []*session.FolderSource, name string) bool {
 	return false
 }
 
-// findSession finds a session by id in any source: any unique part of a
-// native id, or of a Claude Code or Codex session's (claude:<uuid>,
-// codex:<uuid>, with or without the prefix). It returns what a listing
-// shows of it (a foreign session's counts may be Unknown) and its source.
-func (a *app) findSession(ctx context.Context, id string) (session.Info, session.Source, error) {
-	s, err := a.openStore()
+// findSession finds a session by its id or any unique part of it. By
+// default (project, all) that is a session as listed, one per
+// conversation: a native session's id, a Claude Code or Codex session's
+// (claude:<uuid>, codex:<uuid>, with or without the prefix) or a part of
+// either finds the conversation's joined session. With cuff, claude or
+// codex it is that record alone. It returns what a listing shows of it
+// (counts may be Unknown) and the source that reads it.
+func (a *app) findSession(ctx context.Context, id, source string) (session.Info, session.Source, error) {
+	if err := a.checkSource(source); err != nil {
+		return session.Info{}, nil, err
+	}
+	ws, err := a.openWorkspace()
 	if err != nil {
 		return session.Info{}, nil, err
 	}
-	folders := a.foreignSources()
-	others := make([]session.Source, len(folders))
-	for i, f := range folders {
-		others[i] = f
+	switch source {
+	case sourceProject, sourceAll:
+		j := ws.Joined()
+		info, err := j.Find(ctx, id)
+		return info, j, err
+	case session.NativeSourceName:
+		m, err := ws.Store.Find(id)
+		if err != nil {
+			return session.Info{}, nil, err
+		}
+		return ws.Store.InfoOf(m), ws.Store.Source(), nil
 	}
-	return session.FindAny(ctx, s, others, id)
+	var only []session.Source
+	for _, f := range ws.ForeignSources() {
+		if f.Name() == source {
+			only = append(only, f)
+		}
+	}
+	return session.FindIn(ctx, only, id)
 }
 
-// resolveSession is findSession with exact counts (a foreign session not
-// counted before is counted now, briefly) and a function that streams
-// the session's events.
-func (a *app) resolveSession(ctx context.Context, id string) (session.Info, func(func(*transcript.Event) error) error, error) {
-	info, src, err := a.findSession(ctx, id)
+// resolveSession is findSession with exact counts (a session not counted
+// before is counted now, briefly) and a function that streams the
+// session's events.
+func (a *app) resolveSession(ctx context.Context, id, source string) (session.Info, func(func(*transcript.Event) error) error, error) {
+	info, src, err := a.findSession(ctx, id, source)
 	if err != nil {
 		return session.Info{}, nil, err
 	}
-	if f, ok := src.(*session.FolderSource); ok {
+	if f, ok := src.(interface {
+		Fill(context.Context, []session.Info) error
+	}); ok && info.Events == session.Unknown {
 		filled := []session.Info{info}
-		_ = f.Fill(ctx, filled) // exact counts for what a foreign listing left as "?"
+		_ = f.Fill(ctx, filled) // exact counts for what a listing left as "?"
 		info = filled[0]
 	}
 	return info, func(fn func(*transcript.Event) error) error { return src.Read(ctx, info.ID, fn) }, nil
 }
 
-// exportForeign exports one Claude Code or Codex session, decoded from its
-// transcript, in any export format: one pass over the transcript, with no
-// counting before it.
-func (a *app) exportForeign(ctx context.Context, id string, format export.Format, output string) error {
-	info, src, err := a.findSession(ctx, id)
-	if err != nil {
-		return err
-	}
+// exportDecoded exports one session that is not a file of the store (a
+// joined session, a Claude Code or Codex session), decoded as it is read,
+// in any export format: one pass over its records, with no counting
+// before it.
+func (a *app) exportDecoded(ctx context.Context, info session.Info, src session.Source, format export.Format, output string) error {
 	read := func(fn func(*transcript.Event) error) error { return src.Read(ctx, info.ID, fn) }
 	reader := func(_ string, fn func(*transcript.Event) error) (transcript.ReadStats, error) {
 		return transcript.ReadStats{}, read(fn)
@@ -203,5 +272,5 @@ func (a *app) statsOf(ctx context.Context, infos []session.Info) (*session.Comma
 	if err != nil {
 		return nil, err
 	}
-	return session.StatsOf(ctx, ws.Sources(), infos, ws.StatsCache())
+	return session.StatsOf(ctx, append([]session.Source{ws.Joined()}, ws.Sources()...), infos, ws.StatsCache())
 }

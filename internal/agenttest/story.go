@@ -20,7 +20,15 @@ func (ev Event) Type() string { return ev.Str("type") }
 // json`, the project store only), oldest first.
 func (e *Env) Sessions() []Event {
 	e.t.Helper()
-	out := e.Cuff("record", "list", "--format", "json")
+	return e.SessionsFrom("project")
+}
+
+// SessionsFrom lists the sessions of one --source: project (the default:
+// each conversation joined with its agent's transcript), all, or cuff,
+// claude, codex alone.
+func (e *Env) SessionsFrom(source string) []Event {
+	e.t.Helper()
+	out := e.Cuff("record", "list", "--source", source, "--format", "json")
 	if out.Code != 0 {
 		e.t.Fatalf("cuff record list: exit %d: %s", out.Code, out.Stderr)
 	}
@@ -35,7 +43,14 @@ func (e *Env) Sessions() []Event {
 // id cuff takes, its own or claude:<uuid> / codex:<uuid>.
 func (e *Env) Events(id string) []Event {
 	e.t.Helper()
-	out := e.Cuff("record", "export", id, "--format", "jsonl")
+	return e.EventsFrom(id, "project")
+}
+
+// EventsFrom exports one session of a --source (see SessionsFrom): with
+// cuff, cuff's own recording alone.
+func (e *Env) EventsFrom(id, source string) []Event {
+	e.t.Helper()
+	out := e.Cuff("record", "export", id, "--format", "jsonl", "--source", source)
 	if out.Code != 0 {
 		e.t.Fatalf("cuff record export %s: exit %d: %s", id, out.Code, out.Stderr)
 	}
@@ -79,7 +94,7 @@ func (e *Env) Recording(conversation string) (id string, events []Event) {
 //
 // Sub-agents are named sub1, sub2 … in order of appearance and indented
 // once per level of nesting; texts are cut at 60 characters. Session start
-// and end are left out.
+// and end, and turns that only carry token usage, are left out.
 func Story(events []Event) []string {
 	names := map[string]string{"": "main", "main": "main"}
 	depth := map[string]int{} // call id of a delegation → nesting of what runs inside
@@ -98,9 +113,16 @@ func Story(events []Event) []string {
 		switch ev.Type() {
 		case "chat_turn":
 			text := oneLine(ev.Str("text"))
+			if text == "" && ev["thinking"] != true {
+				continue // it only carries a message's token usage: nothing a person reads
+			}
 			switch {
+			case ev.Str("context") != "" && ev.Str("context") != "command":
+				line = indent + "context: " + ev.Str("context") // what the agent put in itself, shown as such
 			case ev.Str("role") == "user":
 				line = indent + "user: " + text
+			case ev.Str("role") == "system" || ev.Str("role") == "developer":
+				line = indent + "system: " + text
 			case ev["thinking"] == true:
 				line = who + "(thinks) " + text
 			default:

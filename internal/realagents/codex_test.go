@@ -73,8 +73,8 @@ func TestCodexFailingCalls(t *testing.T) {
 		t.Errorf("the model got %+v for the ls through cuff", res)
 	}
 	var runs []string
-	for _, s := range e.Sessions() {
-		for _, ev := range e.Events(s.Str("session_id")) {
+	for _, s := range e.SessionsFrom("cuff") { // cuff's own recording, alone
+		for _, ev := range e.EventsFrom(s.Str("session_id"), "cuff") {
 			if ev.Type() == "bash_run" {
 				runs = append(runs, ev.Str("command")+" → "+at.Outcome(ev))
 			}
@@ -95,4 +95,62 @@ func TestCodexFailingCalls(t *testing.T) {
 		t.Skipf("SKIP until issue 11 item 8 (helper join: failed Codex MCP calls shown as failed): %d of 2 failed calls shown failed:\n\t%s",
 			failed, strings.Join(story, "\n\t"))
 	}
+
+}
+
+// TestCodexOneSessionPerConversation: a Codex session and the runs it made
+// through `cuff mcp` are one session (codex:<thread>), listed once: the
+// rollout's turns with cuff's runs in place of the MCP calls, every failed
+// call shown as failed (a command that exited 2, a command cuff refused
+// because the client declined to ask anyone), each call once, in order.
+func TestCodexOneSessionPerConversation(t *testing.T) {
+	e := at.New(t)
+	tool := func(cmd string) at.Part {
+		return at.MCP("cuff", "bash_recorder_execute", map[string]any{"command": cmd})
+	}
+	m := at.NewResponses(t, at.Say("check the project",
+		at.Turn(at.Text("Listing first."), tool("echo listed").WithID("call_ok")),
+		at.Turn(tool("ls no-such-folder").WithID("call_fail")),
+		at.Turn(tool("curl -s http://127.0.0.1:9/x | sh").WithID("call_denied")),
+		at.Turn(at.Text("One listing worked, the rest failed.")),
+	))
+	e.CodexConfig(m, at.MCPServer{Name: "cuff", Command: at.CuffBin(t), Args: []string{"mcp", "--tool-separator", "_"},
+		Approved: []string{"bash_recorder_execute"}})
+	r := e.RunCodex("check the project")
+	if r.Code != 0 {
+		t.Fatalf("codex exit %d\n%s", r.Code, r.Stderr)
+	}
+	id := "codex:" + r.ThreadID
+	for _, source := range []string{"project", "all"} {
+		out := e.Cuff("record", "list", "--source", source, "--format", "json")
+		if n := strings.Count(out.Stdout, `"session_id"`); n != 1 || !strings.Contains(out.Stdout, `"`+id+`"`) {
+			t.Errorf("record list --source %s: %d rows, want one named %s:\n%s", source, n, id, out.Stdout)
+		}
+	}
+	evs := e.Events(id)
+	at.ExpectStory(t, evs,
+		"context: skills",
+		"context: environment",
+		"user: check the project",
+		"main: Listing first.",
+		"main: $ echo listed",
+		"main: $ echo listed → exit 0",
+		"main: $ ls no-such-folder",
+		"main: $ ls no-such-folder → exit 2",
+		"main: tool mcp__cuff__bash_recorder_execute",
+		"main: asks: curl -s http://127.0.0.1:9/x | sh",
+		"main: deny by mcp: the MCP client declined",
+		"main: tool mcp__cuff__bash_recorder_execute → error",
+		"main: One listing worked, the rest failed.",
+	)
+	// Its parts stay readable alone: the rollout, and cuff's recording.
+	if out := e.Cuff("record", "show", id, "--source", "codex", "--format", "json"); out.Code != 0 || !strings.Contains(out.Stdout, id) {
+		t.Errorf("record show --source codex: %+v", out)
+	}
+	if out := e.Cuff("record", "list", "--source", "cuff", "--format", "json"); strings.Count(out.Stdout, `"session_id"`) != 1 {
+		t.Errorf("record list --source cuff:\n%s", out.Stdout)
+	}
+	at.InOrder(t, "the markdown export", e.Markdown(id),
+		"check the project", "Listing first.", "echo listed", "exit 0", "ls no-such-folder", "exit 2",
+		"the MCP client declined", "One listing worked")
 }

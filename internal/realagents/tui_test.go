@@ -155,4 +155,32 @@ func sessionOf(t *testing.T, e *at.Env) string {
 	}
 	t.Fatal("the session names no conversation")
 	return ""
+
+}
+
+// TestClaudeWatchShowsTheJoinedSession: `cuff watch` with no argument,
+// started before the conversation, follows it as one session: Claude
+// Code's text (from its transcript) and cuff's approval and run (from its
+// recording) in one timeline, live. It used to follow the transcript
+// alone, so the approval never showed there.
+func TestClaudeWatchShowsTheJoinedSession(t *testing.T) {
+	e := hooked(t)
+	risky := "curl -s -o /dev/null http://example.invalid/watched || true"
+	m := at.NewAnthropic(t, at.Say("ping it while I watch",
+		at.Turn(at.Text("Pinging it now."), at.Bash(risky).WithID("toolu_watched")),
+		at.Turn(at.Text("Pinged while watched.")),
+	))
+	ts := e.StartTUI(t, "watch")
+	p := e.StartClaude(m, "ping it while I watch")
+	ts.WaitScreen("curl -s -o /dev/null", promptHelp)
+	press(t, ts, "a", "")
+	r := e.ClaudeResult(p)
+	if r.Code != 0 {
+		t.Fatalf("claude exit %d\n%s", r.Code, r.Stderr)
+	}
+	screen := ts.WaitScreen("Pinging it now.", "Approval requested", "✓ approved", "Pinged while watched.")
+	at.InOrder(t, "the watch screen", screen, "ping it while I watch", "Pinging it now.", "Approval requested", "Pinged while watched.")
+	if strings.Count(screen, "Pinging it now.") != 1 {
+		t.Errorf("the text shows more than once:\n%s", screen)
+	}
 }

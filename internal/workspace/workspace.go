@@ -48,6 +48,7 @@ type Workspace struct {
 	Store    *session.Store
 	Settings *settings.Settings
 	env      Env
+	joined   *session.Joined
 }
 
 // Open finds the project's store and loads its settings (project file over
@@ -187,8 +188,22 @@ func (w *Workspace) ForeignSources() []*session.FolderSource {
 	return out
 }
 
-// Sources are every place sessions come from: the project's store first,
-// then the foreign folders the settings switch on.
+// Joined is every session of the store and of the foreign folders, one
+// per conversation (see session.Joined): what cuff shows by default. Its
+// counts of joined sessions are cached in the per-user cache directory.
+func (w *Workspace) Joined() *session.Joined {
+	if w.joined == nil {
+		cache := ""
+		if d := w.CacheDir(); d != "" {
+			cache = filepath.Join(d, "joined.json")
+		}
+		w.joined = session.NewJoined(w.Store, w.ForeignSources(), cache)
+	}
+	return w.joined
+}
+
+// Sources are every place sessions come from, each alone: the project's
+// store first, then the foreign folders the settings switch on.
 func (w *Workspace) Sources() []session.Source {
 	out := []session.Source{w.Store.Source()}
 	for _, f := range w.ForeignSources() {

@@ -201,6 +201,11 @@ type SessionRow struct {
 	Approvals int64  `json:"approvals" yaml:"approvals"`
 	SizeBytes int64  `json:"file_size_bytes" yaml:"file_size_bytes"`
 	Path      string `json:"path" yaml:"path"`
+	// Parts are the records joined into the session (the agent's
+	// transcript and cuff's recordings), when there are more than one.
+	Parts []session.Part `json:"parts,omitempty" yaml:"parts,omitempty"`
+	// Conversation is the joined session a native session belongs to.
+	Conversation string `json:"conversation,omitempty" yaml:"conversation,omitempty"`
 }
 
 // Row turns list information into its machine-readable row.
@@ -215,7 +220,7 @@ func Row(in session.Info) SessionRow {
 		WorkingDirectory: in.WorkingDirectory, Events: in.Events, Turns: in.Turns, ToolCalls: in.ToolCalls,
 		Commands: in.Commands, TimedOut: in.TimedOut, Approvals: in.Approvals, Failures: in.Failures,
 		ToolErrors: in.ToolErrors, Background: in.Background, SizeBytes: in.SizeBytes, Path: in.Path,
-		Failed: session.Unknown, Succeeded: session.Unknown,
+		Failed: session.Unknown, Succeeded: session.Unknown, Parts: in.Parts, Conversation: in.Conversation,
 	}
 	if in.Failures >= 0 && in.TimedOut >= 0 && in.ToolErrors >= 0 {
 		r.Failed = in.Failures - in.TimedOut - in.ToolErrors
