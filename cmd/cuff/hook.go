@@ -187,7 +187,58 @@ func (a *app) hookSandbox(ws *workspace.Workspace) (*claudehook.Sandbox, string)
 		return nil, ""
 	}
 	opts := ws.SandboxOptions()
-	return &claudehook.Sandbox{Policy: setup.Policy, Wrap: func(command string) string { return opts.ShellWrap(exe, command) }}, ""
+	return &claudehook.Sandbox{Policy: setup.Policy, Wrap: func(command string) string { return opts.ShellWrap(exe, command) },
+		Rules: func() []string { return claudehook.PermissionRules(a.claudeSettingsFiles(ws), ancestorCmdlines()) }}, ""
+}
+
+// claudeSettingsFiles are the settings files whose permission rules Claude
+// Code applies in this project: managed, user, project and local.
+func (a *app) claudeSettingsFiles(ws *workspace.Workspace) []string {
+	files := []string{"/etc/claude-code/managed-settings.json"}
+	dir := a.getenv("CLAUDE_CONFIG_DIR")
+	if dir == "" && a.getenv("HOME") != "" {
+		dir = filepath.Join(a.getenv("HOME"), ".claude")
+	}
+	if dir != "" {
+		files = append(files, filepath.Join(dir, "settings.json"))
+	}
+	for _, proj := range []string{a.getenv("CLAUDE_PROJECT_DIR"), a.cwd, ws.Root()} {
+		if proj != "" {
+			files = append(files, filepath.Join(proj, ".claude", "settings.json"), filepath.Join(proj, ".claude", "settings.local.json"))
+		}
+	}
+	return files
+}
+
+// ancestorCmdlines are the command lines of the processes above this one
+// (Claude Code runs the hook through a shell), for the permission rules
+// given on Claude Code's own command line. Linux only; elsewhere none.
+func ancestorCmdlines() [][]string {
+	var out [][]string
+	pid := os.Getppid()
+	for range 4 {
+		if pid <= 1 {
+			break
+		}
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			break
+		}
+		out = append(out, strings.Split(strings.TrimRight(string(data), "\x00"), "\x00"))
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			break
+		}
+		// The parent is the fourth field, after the command name in parentheses.
+		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(fields) < 2 {
+			break
+		}
+		if _, err := fmt.Sscan(fields[1], &pid); err != nil {
+			break
+		}
+	}
+	return out
 }
 
 // hookCommandPath is how settings.json runs cuff: always by an absolute

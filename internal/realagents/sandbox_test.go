@@ -195,3 +195,39 @@ func TestClaudeMakeApprovedInTUIRunsOutsideTheSandbox(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeOwnDenyRulesStillApply: cuff's sandbox rewrite must not hide a
+// command from Claude Code's own permission rules (which Claude Code checks
+// against the rewritten input): a command one of them may match is left
+// to Claude Code, whose rule then denies it, from a settings file or from
+// its command line.
+func TestClaudeOwnDenyRulesStillApply(t *testing.T) {
+	if st := sandbox.Probe(os.Getenv); !st.Available() {
+		t.Skipf("no sandbox on this machine: %s", st.Reason)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{{"settings file", nil}, {"command line", []string{"--disallowedTools", "Bash(ls:*)"}}} {
+		t.Run(c.name, func(t *testing.T) {
+			e := hooked(t)
+			if c.args == nil {
+				e.WriteFile(filepath.Join(e.Project, ".claude", "settings.json"), `{"permissions":{"deny":["Bash(ls:*)"]}}`)
+			}
+			m := at.NewAnthropic(t, at.Say("list",
+				at.Turn(at.Bash("ls -a").WithID("toolu_ls"), at.Bash("pwd").WithID("toolu_pwd")),
+				at.Turn(at.Text("ok")),
+			))
+			r := e.RunClaude(m, "list", c.args...)
+			if r.Code != 0 {
+				t.Fatalf("claude exit %d\n%s", r.Code, r.Stderr)
+			}
+			if res, ok := m.Result("toolu_ls"); !ok || !res.IsError || !strings.Contains(res.Output, "denied") {
+				t.Errorf("ls under a deny rule: %+v", res)
+			}
+			if res, ok := m.Result("toolu_pwd"); !ok || res.IsError || strings.TrimSpace(res.Output) != e.Project {
+				t.Errorf("pwd, which no rule names: %+v", res)
+			}
+		})
+	}
+}

@@ -70,6 +70,10 @@ type Sandbox struct {
 	// Policy is what a confined command may write: what the sandbox stopped
 	// is read from the command's output against it. May be nil.
 	Policy *sandbox.Policy
+	// Rules are Claude Code's own Bash deny and ask rules (see
+	// PermissionRules), read when a command is about to be rewritten: one
+	// that may match leaves the command to Claude Code. Nil means none.
+	Rules func() []string
 }
 
 // Handler handles hook events.

@@ -123,6 +123,15 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 		return nil, nil // not a command cuff can read: no decision, Claude Code's own flow applies
 	}
 	g := c.decideBash(ctx, bash.Command)
+	if c.confines(g) && c.h.opts.Sandbox.Rules != nil {
+		if rule := ruleFor(c.h.opts.Sandbox.Rules(), bash.Command); rule != "" {
+			// Rewritten, the command would slip past this rule of Claude
+			// Code's: leave it to Claude Code, whose rule then applies.
+			g.permission = ""
+			g.result.Reasons = append(g.result.Reasons, "Claude Code's permission rule Bash("+rule+
+				") may apply, which it would not see in cuff's sandbox rewrite: left to Claude Code")
+		}
+	}
 	if g.result.Secret && c.h.opts.Broker != nil {
 		_ = c.h.opts.Broker.AddTaint(c.key, "secret")
 	}
