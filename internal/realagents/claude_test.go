@@ -73,23 +73,30 @@ func TestClaudeRiskyCommandWithoutTUI(t *testing.T) {
 }
 
 // TestClaudeFailingCommand: a command that fails is shown failed, with its
-// exit code, and the model sees the failure.
+// exit code, and so is a tool that fails (a file that is not there); the
+// model sees both failures.
 func TestClaudeFailingCommand(t *testing.T) {
 	e := hooked(t)
 	m := at.NewAnthropic(t, at.Say("list the missing folder",
 		at.Turn(at.Bash("ls no-such-folder").WithID("toolu_ls")),
-		at.Turn(at.Text("The folder does not exist.")),
+		at.Turn(at.Tool("Read", map[string]any{"file_path": e.Project + "/no-such-file.txt"}).WithID("toolu_read")),
+		at.Turn(at.Text("Neither exists.")),
 	))
 	r := claudeOK(t, e, m, "list the missing folder")
 	if res, _ := m.Result("toolu_ls"); !res.IsError || !strings.Contains(res.Output, "No such file") {
 		t.Errorf("the model got %+v; want the failure", res)
+	}
+	if res, _ := m.Result("toolu_read"); !res.IsError {
+		t.Errorf("the model got %+v for the missing file; want an error", res)
 	}
 	_, evs := e.Recording(r.SessionID)
 	at.ExpectStory(t, evs,
 		"user: list the missing folder",
 		"main: $ ls no-such-folder [allow]",
 		"main: $ ls no-such-folder → exit 2",
-		"main: The folder does not exist.",
+		"main: tool Read",
+		"main: tool Read → error",
+		"main: Neither exists.",
 	)
 }
 
