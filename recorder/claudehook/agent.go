@@ -77,26 +77,20 @@ func whileAgentRuns(ctx context.Context, pid int) (context.Context, context.Canc
 	if pid <= 0 {
 		return ctx, cancel
 	}
-	fd, err := unix.PidfdOpen(pid, 0)
+	exited, closeExit, ok := processExit(pid)
 	go func() {
-		if err == nil {
-			defer unix.Close(fd)
+		if ok {
+			defer closeExit()
 		}
 		for ctx.Err() == nil {
-			if err == nil {
-				// The pidfd is readable once the process has ended.
-				fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-				n, perr := unix.Poll(fds, int(agentPoll/time.Millisecond))
-				if perr == nil && n > 0 {
+			if ok {
+				if exited(agentPoll) { // woken by the process's end, or after agentPoll
 					cancel()
-					return
-				}
-				if perr != nil && perr != unix.EINTR {
 					return
 				}
 				continue
 			}
-			if unix.Kill(pid, 0) == unix.ESRCH { // no pidfd (an old kernel): look now and then
+			if unix.Kill(pid, 0) == unix.ESRCH { // no way to be told: look now and then
 				cancel()
 				return
 			}
