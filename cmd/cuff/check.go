@@ -67,6 +67,9 @@ Exit status: 0 allow, 1 ask, 2 deny, 3 no decision (the agent's own permission f
 			} else {
 				a.printVerdict(command, res, g.Mode(), t)
 			}
+			if note := ws.TrustNote(); note != "" {
+				fmt.Fprintln(a.stderr, note)
+			}
 			return &exitCodeError{code: verdictExit(res.Verdict)}
 		},
 	}

@@ -243,6 +243,12 @@ func TestExecUseShellSetting(t *testing.T) {
 	dir := gitProject(t)
 	os.MkdirAll(filepath.Join(dir, ".cuff"), 0o700)
 	os.WriteFile(filepath.Join(dir, ".cuff", "settings.yml"), []byte("execution:\n  use_shell: true\n"), 0o600)
+	// Until trusted, the loosening does not apply: argv mode runs "echo" with
+	// the words as they are.
+	if r := cuff(t, dir, "", "exec", "echo $((2+3)) | sed s/5/five/"); r.stdout == "five\n" {
+		t.Errorf("an untrusted use_shell applied: %+v", r)
+	}
+	trustProject(t, dir)
 	r := cuff(t, dir, "", "exec", "echo $((2+3)) | sed s/5/five/")
 	if r.code != 0 || r.stdout != "five\n" {
 		t.Errorf("use_shell: %+v", r)

@@ -52,7 +52,7 @@ func generateProject(t *testing.T) string {
 func generate(t *testing.T, dir string, args ...string) (string, string, error) {
 	t.Helper()
 	home := t.TempDir()
-	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, ".state")}
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + testStateHome(t)}
 	var out, errOut bytes.Buffer
 	a := &app{stdin: strings.NewReader(""), stdout: colorprofile.NewWriter(&out, env), stderr: &errOut, environ: env,
 		dir: filepath.Join(dir, ".cuff")}
@@ -186,6 +186,7 @@ func TestRecordGenerateSemanticRunsTheCop(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".cuff", "settings.yml"), []byte(settings), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	trustProject(t, dir) // cuff runs the cop: only once trusted
 	stdout, stderr, err := generate(t, dir, "--strategy", "semantic")
 	if err != nil {
 		t.Fatalf("%v %s", err, stderr)

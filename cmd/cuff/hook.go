@@ -165,7 +165,8 @@ func (a *app) claudeHandler(in *claudehook.Input) (*claudehook.Handler, time.Dur
 	}
 	cfg := ws.Settings
 	opts := claudehook.Options{Store: ws.Store, Gate: g, Broker: b, StateDir: b.Dir,
-		NoWatcher: string(cfg.Approvals.NoWatcher), CuffVersion: Version, MaxOutput: int(cfg.Recording.MaxOutputSize)}
+		NoWatcher: string(cfg.Approvals.NoWatcher), CuffVersion: Version, MaxOutput: int(cfg.Recording.MaxOutputSize),
+		AllowAnswer: string(cfg.Gate.AllowAnswer), TrustNote: ws.TrustNote()}
 	if in.HookEventName == claudehook.EventPreToolUse || in.HookEventName == claudehook.EventPostToolUse ||
 		in.HookEventName == claudehook.EventPostToolUseFailure {
 		opts.Sandbox, opts.SandboxRequired = a.hookSandbox(ws)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/cuff-dev/cuff/internal/trust"
 	"io"
 	"io/fs"
 	"os"
@@ -108,6 +109,10 @@ func (a *app) runInit(force bool) error {
 		}
 		if err := initWriteFile(settingsFile, data); err != nil {
 			return err
+		}
+		// What init writes, the person who runs it trusts (cuff trust).
+		if err := trust.Update(a.stateDir(), dir, trust.SettingsFile, data, true, time.Now()); err != nil {
+			fmt.Fprintf(a.stderr, "cuff: warning: %v; run 'cuff trust' to let its settings apply\n", err)
 		}
 		if backup != "" {
 			fmt.Fprintf(w, "  replaced %s (the old file is %s)\n", shown, initRel(root, backup))

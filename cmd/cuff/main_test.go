@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -48,7 +49,31 @@ func cuff(t *testing.T, dir, stdin string, args ...string) result {
 	t.Helper()
 	home := t.TempDir()
 	return cuffEnv(t, dir, stdin, []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"XDG_STATE_HOME=" + filepath.Join(home, ".state"), "TZ=UTC", "NO_COLOR=1", "CUFF_DIR="}, args...)
+		"XDG_STATE_HOME=" + testStateHome(t), "TZ=UTC", "NO_COLOR=1", "CUFF_DIR="}, args...)
+}
+
+// stateHomes holds one state directory per test, so that what one cuff
+// run of a test keeps there (trust, approvals) the next run finds.
+var stateHomes sync.Map // *testing.T -> string
+
+// testStateHome is the test's state directory (XDG_STATE_HOME).
+func testStateHome(t *testing.T) string {
+	if d, ok := stateHomes.Load(t); ok {
+		return d.(string)
+	}
+	d := t.TempDir()
+	stateHomes.Store(t, d)
+	t.Cleanup(func() { stateHomes.Delete(t) })
+	return d
+}
+
+// trustProject runs cuff trust in dir, as the person who wrote its
+// .cuff/settings.yml or policy.yml would.
+func trustProject(t *testing.T, dir string) {
+	t.Helper()
+	if r := cuff(t, dir, "", "trust"); r.code != 0 {
+		t.Fatalf("cuff trust: %+v", r)
+	}
 }
 
 // cuffEnv runs the built binary in dir with the given stdin and the

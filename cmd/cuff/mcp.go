@@ -103,7 +103,11 @@ func (a *app) openMCPProject(dir string, logs *mcpLogs) (*mcpserver.Project, err
 		log.Warn(msg)
 	}
 	s.Created = func(dir string) { logs.ignore(dir, s.Warn) }
-	return &mcpserver.Project{Store: s, Settings: b.settings(), Log: log}, nil
+	p := &mcpserver.Project{Store: s, Settings: b.settings(), Log: log, Protected: b.ws.Protected()}
+	if _, trusted, err := b.ws.Policies(); err == nil {
+		p.TrustedPolicy = trusted
+	}
+	return p, nil
 }
 
 // mcpCommandBase is the start of every command the MCP server runs: the

@@ -170,7 +170,8 @@ Run without a command to browse the sessions in the terminal UI; try 'cuff demo'
 		a.scriptsCommand(), a.initCommand(), a.metricsCommand(), a.healthCommand())
 	root.AddCommand(a.tuiCommands()...)
 	root.AddCommand(a.approvalCommands()...)
-	root.AddCommand(a.importCommand(), a.hookCommand(), a.checkCommand(), a.policyCommand(), a.mcpCommand(), a.sandboxCommand())
+	root.AddCommand(a.importCommand(), a.hookCommand(), a.checkCommand(), a.policyCommand(), a.mcpCommand(), a.sandboxCommand(),
+		a.trustCommand())
 	strictArgs(root)
 	return root
 }

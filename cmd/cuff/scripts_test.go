@@ -36,6 +36,7 @@ func scriptProject(t *testing.T, settingsYAML string, files map[string]string) s
 		if err := os.WriteFile(filepath.Join(dir, ".cuff", "settings.yml"), []byte(settingsYAML), 0o600); err != nil {
 			t.Fatal(err)
 		}
+		trustProject(t, dir) // exposing scripts loosens the gate: it counts once trusted
 	}
 	return dir
 }

@@ -21,7 +21,7 @@ func TestErrorsNameFileLineAndExpectation(t *testing.T) {
 		{"ambiguous key in the wrong section", "tui:\n  default_timeout: 5\n",
 			`.cuff/settings.yml:2: tui.default_timeout: unknown key here (did you mean execution.default_timeout or scripts.default_timeout?)`},
 		{"unknown key without suggestion", "gate:\n  colour: red\n",
-			`.cuff/settings.yml:2: gate.colour: unknown key; expected one of mode, cop, hooks, sandbox`},
+			`.cuff/settings.yml:2: gate.colour: unknown key; expected one of mode, cop, hooks, sandbox, allow_answer`},
 		{"unknown section", "zzz: 1\n",
 			`.cuff/settings.yml:1: zzz: unknown key; expected one of recording, execution, redaction, gate, approvals, scripts, sandbox, sources, tui, plugins`},
 		{"bool", "recording:\n  enabled: yes\n",

@@ -83,6 +83,7 @@ func newSchema() *schema {
 	add(durationField("gate.cop.timeout", false, func(s *Settings) *time.Duration { return &s.Gate.Cop.Timeout }))
 	add(listField("gate.hooks", checkNonEmpty, func(s *Settings) *[]string { return &s.Gate.Hooks }))
 	add(enumField("gate.sandbox", func(s *Settings) *SandboxMode { return &s.Gate.Sandbox }, SandboxAuto, SandboxAlways, SandboxOff))
+	add(enumField("gate.allow_answer", func(s *Settings) *AllowAnswer { return &s.Gate.AllowAnswer }, AllowAnswerAllow, AllowAnswerDefer))
 
 	// approvals
 	add(durationField("approvals.timeout", false, func(s *Settings) *time.Duration { return &s.Approvals.Timeout }))

@@ -97,6 +97,10 @@ type Gate struct {
 	Hooks []string
 	// Sandbox says where commands cuff allows run inside the sandbox.
 	Sandbox SandboxMode
+	// AllowAnswer is what an agent hook answers for a command the gate
+	// allows: allow (cuff's allow, which skips the agent's own prompt) or
+	// defer (no answer: the agent's own permission flow decides).
+	AllowAnswer AllowAnswer
 }
 
 // Cop is the external classifier consulted in taint mode.
@@ -230,6 +234,19 @@ const (
 	SandboxOff SandboxMode = "off"
 )
 
+// AllowAnswer is what an agent hook answers for a command the gate allows.
+type AllowAnswer string
+
+// Allow answers.
+const (
+	// AllowAnswerAllow answers allow: the agent runs the command without
+	// its own prompt.
+	AllowAnswerAllow AllowAnswer = "allow"
+	// AllowAnswerDefer gives no answer: the agent's own permission flow
+	// decides, so cuff never makes the agent less guarded than without it.
+	AllowAnswerDefer AllowAnswer = "defer"
+)
+
 // Answer is an automatic answer to an approval request.
 type Answer string
 
@@ -278,10 +295,11 @@ func Defaults() *Settings {
 		},
 		Redaction: Redaction{Enabled: true, Patterns: []string{}},
 		Gate: Gate{
-			Mode:    GateStrict,
-			Cop:     Cop{Timeout: 5 * time.Second},
-			Hooks:   []string{},
-			Sandbox: SandboxAuto,
+			Mode:        GateStrict,
+			Cop:         Cop{Timeout: 5 * time.Second},
+			Hooks:       []string{},
+			Sandbox:     SandboxAuto,
+			AllowAnswer: AllowAnswerAllow,
 		},
 		Approvals: Approvals{
 			Timeout:      300 * time.Second,

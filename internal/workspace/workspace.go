@@ -45,10 +45,14 @@ func Lookup(environ []string, key string) string {
 
 // Workspace is a resolved project store and its configuration.
 type Workspace struct {
-	Store    *session.Store
+	Store *session.Store
+	// Settings are the settings in force: a project file's loosening that
+	// no person trusted is left out (see Trust).
 	Settings *settings.Settings
-	env      Env
-	joined   *session.Joined
+	// Trust says what of the project's .cuff files a person trusted.
+	Trust  *Trust
+	env    Env
+	joined *session.Joined
 }
 
 // Open finds the project's store and loads its settings (project file over
@@ -76,7 +80,11 @@ func Open(env Env) (*Workspace, error) {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("%s is a file, not a directory: cuff keeps the project's recordings and settings there (move the file away, or name another store with --dir)", dir)
 	}
-	cfg, err := settings.Load(settings.ProjectFile(dir), settings.UserFile(env.Getenv))
+	tr, err := readTrust(dir, stateDirOf(env.Getenv))
+	if err != nil {
+		return nil, &SettingsError{Err: err}
+	}
+	cfg, err := tr.settings(dir, settings.UserFile(env.Getenv))
 	if err != nil {
 		return nil, &SettingsError{Err: err}
 	}
@@ -92,7 +100,16 @@ func Open(env Env) (*Workspace, error) {
 		}
 		s.Redact = func(line []byte) ([]byte, error) { return r.ValidJSON(line), nil }
 	}
-	return &Workspace{Store: s, Settings: cfg, env: env}, nil
+	return &Workspace{Store: s, Settings: cfg, Trust: tr, env: env}, nil
+}
+
+// stateDirOf is the state directory the environment names, "" without one.
+func stateDirOf(getenv func(string) string) string {
+	d, err := approval.StateDir(getenv)
+	if err != nil {
+		return ""
+	}
+	return d
 }
 
 // SettingsError is a settings file cuff cannot use.
@@ -236,7 +253,7 @@ func (w *Workspace) Broker() (*approval.Broker, error) {
 // Gate builds the gate from the settings and .cuff/policy.yml, for commands
 // run in dir ("" means the project root).
 func (w *Workspace) Gate(dir string) (*gate.Gate, error) {
-	policy, err := gate.LoadPolicy(filepath.Join(w.Store.Dir, "policy.yml"))
+	policy, trusted, err := w.Policies()
 	if err != nil {
 		return nil, err
 	}
@@ -245,22 +262,39 @@ func (w *Workspace) Gate(dir string) (*gate.Gate, error) {
 	if err != nil {
 		return nil, err
 	}
+	return gate.New(gate.Options{Mode: mode, Policy: policy, TrustedPolicy: trusted, CopCommand: cfg.Gate.Cop.Command,
+		CopTimeout: cfg.Gate.Cop.Timeout, Hooks: cfg.Gate.Hooks, Workspace: w.Root(), Dir: dir, Home: w.home(),
+		Protected: w.Protected()})
+}
+
+// Protected are the directories outside the work tree that hold cuff's and
+// the agents' own state and settings: no command the gate allows may write
+// them, however it spells the path.
+func (w *Workspace) Protected() []string {
+	return ProtectedDirs(w.StateDir(), w.home(), w.env.Getenv)
+}
+
+// ProtectedDirs are the protected directories for a state directory, a
+// home folder and an environment (CLAUDE_CONFIG_DIR, CODEX_HOME).
+func ProtectedDirs(stateDir, home string, getenv func(string) string) []string {
 	var protected []string
-	if d := w.StateDir(); d != "" {
-		protected = append(protected, d)
+	if stateDir != "" {
+		protected = append(protected, stateDir)
 	}
-	if h := w.home(); h != "" {
-		protected = append(protected, filepath.Join(h, ".claude"), filepath.Join(h, ".codex"),
-			filepath.Join(h, ".config", "cuff"), filepath.Join(h, ".ssh"))
+	if home != "" {
+		protected = append(protected, filepath.Join(home, ".claude"), filepath.Join(home, ".codex"),
+			filepath.Join(home, ".config", "cuff"), filepath.Join(home, ".ssh"), filepath.Join(home, ".config", "git"),
+			filepath.Join(home, ".gitconfig"))
 	}
-	for _, env := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME"} {
-		if d := w.env.Getenv(env); d != "" {
+	for _, env := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME"} {
+		if d := getenv(env); d != "" {
+			if env == "XDG_CONFIG_HOME" {
+				d = filepath.Join(d, "cuff")
+			}
 			protected = append(protected, d)
 		}
 	}
-	return gate.New(gate.Options{Mode: mode, Policy: policy, CopCommand: cfg.Gate.Cop.Command,
-		CopTimeout: cfg.Gate.Cop.Timeout, Hooks: cfg.Gate.Hooks, Workspace: w.Root(), Dir: dir, Home: w.home(),
-		Protected: protected})
+	return protected
 }
 
 // SandboxOptions are the sandbox's inputs for this project: its work tree,

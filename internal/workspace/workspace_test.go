@@ -25,6 +25,16 @@ func TestOpenAppliesSettingsAndRedaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Recordings elsewhere count once the person trusted the file.
+	if ws.Store.Recordings != filepath.Join(dir, ".cuff", "recordings") {
+		t.Errorf("an untrusted recording.directory applied: %s", ws.Store.Recordings)
+	}
+	if _, err := ws.SaveTrust(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if ws, err = Open(env(dir, map[string]string{"HOME": home})); err != nil {
+		t.Fatal(err)
+	}
 	if ws.Store.Recordings != filepath.Join(dir, "rec") || ws.Root() != dir {
 		t.Errorf("recordings %s root %s", ws.Store.Recordings, ws.Root())
 	}

@@ -118,7 +118,15 @@ func (b *Broker) Decide(id string, ans Answer) (*Decision, error) {
 		}
 		defer plan.release()
 		d.RuleAdded = plan.summary()
-		apply = plan.write
+		apply = func() error {
+			if err := plan.write(); err != nil {
+				return err
+			}
+			if err := plan.trust(b.Dir, now); err != nil {
+				b.warn("the rule was added, but %v: run cuff trust to let it apply", err)
+			}
+			return nil
+		}
 	}
 
 	won, err := b.claim(d, r)

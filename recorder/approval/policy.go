@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/cuff-dev/cuff/internal/trust"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -25,8 +26,11 @@ const PolicyFile = "policy.yml"
 // rules.
 type alwaysPlan struct {
 	path    string
+	dir     string // the project's .cuff directory
 	rules   []string
 	content []byte
+	old     []byte // the file before, nil when there was none
+	items   *yaml.Node
 	mode    fs.FileMode
 	release func()
 }
@@ -99,8 +103,9 @@ func buildPlan(r *Request, by string, now time.Time) (*alwaysPlan, error) {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
-	plan := &alwaysPlan{path: path, mode: fileMode}
+	plan := &alwaysPlan{path: path, dir: r.Session.Dir, mode: fileMode}
 	data, err := os.ReadFile(path)
+	plan.old = data
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -150,6 +155,7 @@ func buildPlan(r *Request, by string, now time.Time) (*alwaysPlan, error) {
 	}
 	reason := fmt.Sprintf("approved always by %s on %s", by, now.Local().Format(time.DateOnly))
 	items := ruleItems(plan.rules, reason)
+	plan.items = items
 	opts.Policy = nil
 	// Rules go after the existing ones, unless an earlier rule would shadow
 	// them; the file's text is kept as it is where the layout allows.
@@ -167,6 +173,32 @@ func buildPlan(r *Request, by string, now time.Time) (*alwaysPlan, error) {
 		}
 	}
 	return nil, scopeErr("exact allow rules for its parts would still not let it pass: " + strings.Join(res.Reasons, "; "))
+}
+
+// trust records the rules a person just approved "always" as trusted
+// (cuff trust), so that they apply: the new file when the old one was
+// trusted, else the trusted text with the same rules added, so that the
+// file's other untrusted changes still wait.
+func (p *alwaysPlan) trust(stateDir string, now time.Time) error {
+	if len(p.rules) == 0 || stateDir == "" {
+		return nil
+	}
+	rec := trust.Load(stateDir, p.dir)
+	if rec.Matches(trust.PolicyFile, p.old, p.old != nil) || rec == nil && p.old == nil {
+		return trust.Update(stateDir, p.dir, trust.PolicyFile, p.content, true, now)
+	}
+	text, _, _ := rec.Trusted(trust.PolicyFile)
+	var doc yaml.Node
+	if err := yaml.Unmarshal(text, &doc); err != nil {
+		return fmt.Errorf("add the rule to the trusted policy: %w", err)
+	}
+	out, ok := appendText(text, &doc, p.items, false)
+	if !ok {
+		if out, ok = reencode(text, &doc, p.items, false); !ok {
+			return errors.New("add the rule to the trusted policy: its text cannot take it")
+		}
+	}
+	return trust.Update(stateDir, p.dir, trust.PolicyFile, out, true, now)
 }
 
 // allows reports whether the policy text has n rules and lets command pass

@@ -26,6 +26,10 @@ const (
 	codeNotRun = "not_run"
 )
 
+// AllowAnswerDefer is gate.allow_answer's value that leaves what cuff
+// would allow to the agent's own permission flow.
+const AllowAnswerDefer = "defer"
+
 // Answers when no TUI is watching.
 const (
 	NoWatcherAllow = "allow"
@@ -56,6 +60,16 @@ type Options struct {
 	// SandboxRequired, when set, says why there is no sandbox although
 	// gate.sandbox is always: cuff then asks instead of allowing.
 	SandboxRequired string
+	// AllowAnswer is what the hook answers for a command the gate allows:
+	// "allow" (the default: Claude Code runs it without its own prompt) or
+	// "defer" (no answer: Claude Code's own permission flow decides, so cuff
+	// never leaves the agent less guarded than without it). What a person
+	// approved in cuff is answered allow either way.
+	AllowAnswer string
+	// TrustNote, when set, says what of the project's .cuff files waits to
+	// be trusted (cuff trust); it is shown to the person once per session
+	// as a system message.
+	TrustNote string
 	// MaxOutput bounds what is kept of each output (head and tail), as
 	// recording.max_output_size does for cuff exec; 0 keeps everything.
 	MaxOutput int

@@ -37,6 +37,9 @@ type state struct {
 	// Agents binds a sub-agent's id to the delegation it runs in: several
 	// sub-agents may run at once.
 	Agents map[string]string `json:"agents,omitempty"`
+	// TrustNote is the note about untrusted .cuff files last shown to the
+	// person, so that it is shown once per session.
+	TrustNote string `json:"trust_note,omitempty"`
 	// Ended is set by SessionEnd, with the status it ended with; a later
 	// event of the conversation is still recorded in the same session.
 	Ended     bool   `json:"ended,omitempty"`

@@ -79,6 +79,9 @@ func (c *call) decideBash(ctx context.Context, command string) gated {
 	switch verdict {
 	case gate.VerdictAllow:
 		g.permission = PermissionAllow
+		if c.h.opts.AllowAnswer == AllowAnswerDefer {
+			g.permission = "" // gate.allow_answer: defer: Claude Code's own flow decides
+		}
 	case gate.VerdictDeny:
 		g.permission = PermissionDeny
 	case gate.VerdictAsk:
@@ -172,6 +175,12 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 	})
 	if err != nil || req == nil {
 		out := decision(g.permission, g.reason).orNone(g.permission)
+		if note := c.trustNote(); note != "" {
+			if out == nil {
+				out = &Output{}
+			}
+			out.SystemMessage = note
+		}
 		if err == nil && c.confines(g) {
 			out.HookSpecificOutput.UpdatedInput = c.confined(bash.Command)
 			out.HookSpecificOutput.PermissionDecisionReason += " — runs in cuff's sandbox (it may write only the project, the temporary directory and build caches, and not use the network)"
@@ -227,6 +236,26 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 		return c.append(st, start)
 	})
 	return decision(PermissionAllow, "cuff: approved by "+d.By), err
+}
+
+// trustNote is the trust note to show now: once per session, and again
+// when it changes.
+func (c *call) trustNote() string {
+	note := c.h.opts.TrustNote
+	if note == "" {
+		return ""
+	}
+	show := false
+	_ = c.locked(func(st *state) error {
+		if st.TrustNote != note {
+			st.TrustNote, show = note, true
+		}
+		return nil
+	})
+	if !show {
+		return ""
+	}
+	return note
 }
 
 // notRun is the run of a command that never ran (denied, or no one was

@@ -198,8 +198,8 @@ func ruleText(argv []arg, name string, trusted bool) string {
 // first, then the analysis, which built-in rules may lift from grey to
 // allowed or raise to ask or deny.
 func (a *analysis) decide(e *Command) {
-	if p := a.g.policy; p != nil {
-		if r := p.Match(e.ruleText); r != nil && !(r.Action == ActionAllow && e.noAllowRule) {
+	if a.g.policy != nil || a.g.trusted != nil {
+		if r := a.g.projectRule(e.ruleText); r != nil && !(r.Action == ActionAllow && e.noAllowRule) {
 			e.Rule, e.projectRule = r.Label(), true
 			e.finish(r.Action.tier(), r.Describe(), true)
 			return

@@ -22,7 +22,7 @@ func (c *call) cuff() {
 	switch sub.val {
 	case "exec":
 		c.cuffExec(rest)
-	case "approve", "deny", "hook", "init", "import":
+	case "approve", "deny", "hook", "init", "import", "trust":
 		c.guardRisk("cuff " + sub.val + " changes cuff's own approvals, hooks or recordings; an agent must not run it")
 	case "record", "runs":
 		if len(rest) > 0 && (rest[0].val == "clean" || rest[0].val == "prune") {

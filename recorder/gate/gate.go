@@ -36,6 +36,11 @@ type Options struct {
 	// Policy holds the project's rules (.cuff/policy.yml); they come before
 	// everything else. Nil means none.
 	Policy *Policy
+	// TrustedPolicy, when set, is the version of the project's rules a
+	// person trusted, and Policy a later version not trusted yet: a rule of
+	// either that asks or denies applies, an allow only where both allow
+	// (tightening counts at once, loosening once trusted).
+	TrustedPolicy *Policy
 	// NoBuiltin turns the built-in allow rules off.
 	NoBuiltin bool
 	// CopCommand is a shell command that reviews grey and risky commands of
@@ -73,6 +78,7 @@ type Options struct {
 type Gate struct {
 	mode        Mode
 	policy      *Policy
+	trusted     *Policy // nil: policy is trusted as it is
 	builtin     *Policy
 	cop         Cop
 	hooks       []string
@@ -99,6 +105,7 @@ func New(opts Options) (*Gate, error) {
 	g := &Gate{
 		mode:        mode,
 		policy:      opts.Policy,
+		trusted:     opts.TrustedPolicy,
 		cop:         opts.Cop,
 		hooks:       opts.Hooks,
 		hookTimeout: opts.HookTimeout,

@@ -212,6 +212,57 @@ func (p *Policy) Match(text string) *Rule {
 	return nil
 }
 
+// projectRule is the project rule that decides a command: with a trusted
+// version of the policy beside an untrusted one, a deny of either wins, then
+// an ask of either, and an allow only when both versions allow.
+func (g *Gate) projectRule(text string) *Rule {
+	r := g.policy.Match(text)
+	if g.trusted == nil {
+		return r
+	}
+	t := g.trusted.Match(text)
+	switch {
+	case r != nil && r.Action == ActionDeny:
+		return r
+	case t != nil && t.Action == ActionDeny:
+		return t
+	case r != nil && r.Action == ActionAsk:
+		return r
+	case t != nil && t.Action == ActionAsk:
+		return t
+	case r != nil && t != nil:
+		return r
+	}
+	return nil
+}
+
+// UntrustedAllows lists the allow rules of p that the trusted version has
+// not: those that wait for a person to trust the file.
+func UntrustedAllows(p, trusted *Policy) []Rule {
+	var out []Rule
+	if p == nil {
+		return nil
+	}
+	for _, r := range p.Rules {
+		if r.Action != ActionAllow {
+			continue
+		}
+		found := false
+		if trusted != nil {
+			for _, t := range trusted.Rules {
+				if t.Action == ActionAllow && t.pattern == r.pattern {
+					found = true
+					break
+				}
+			}
+		}
+		if !found {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // globMatch matches text against a pattern where * is any run of
 // characters, ? one character and [...] a class, as in path.Match but with
 // no special meaning for '/'.

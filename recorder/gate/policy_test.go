@@ -233,3 +233,41 @@ func TestBuiltinPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestUntrustedPolicyOnlyTightens: a policy changed since a person trusted
+// it applies its deny and ask rules at once, and its allow rules only
+// where the trusted version allows too (issue 10, policy trust).
+func TestUntrustedPolicyOnlyTightens(t *testing.T) {
+	trusted := mustPolicy(t, `rules:
+  - {match: "make deploy", action: allow}
+  - {match: "git push *", action: ask}
+  - {match: "terraform *", action: deny}
+  - {match: "./run.sh", action: allow}`)
+	current := mustPolicy(t, `rules:
+  - {match: "make deploy", action: allow}
+  - {match: "npm publish", action: deny}
+  - {match: "curl *", action: allow}
+  - {match: "python3 *", action: allow}`)
+	g := testGate(t, Options{Policy: current, TrustedPolicy: trusted})
+	for cmd, want := range map[string]Verdict{
+		"make deploy":     VerdictAllow, // both allow it
+		"curl https://x":  VerdictAsk,   // allowed only by the untrusted text
+		"git push origin": VerdictAsk,   // the trusted ask still counts
+		"terraform apply": VerdictDeny,  // the trusted deny still counts
+		"npm publish":     VerdictDeny,  // a new deny counts at once
+		"./run.sh":        VerdictAsk,   // its allow was removed: that counts at once
+		"python3 -c 'x'":  VerdictAsk,
+		"ls":              VerdictAllow,
+	} {
+		if r := g.Decide(t.Context(), cmd, Input{Sandboxed: true}); r.Verdict != want {
+			t.Errorf("%q: %s, want %s (%v)", cmd, r.Verdict, want, r.Reasons)
+		}
+	}
+	var names []string
+	for _, r := range UntrustedAllows(current, trusted) {
+		names = append(names, r.Match)
+	}
+	if strings.Join(names, ",") != "curl *,python3 *" {
+		t.Errorf("untrusted allows: %v", names)
+	}
+}

@@ -246,8 +246,9 @@ func (c *config) gate(dir, home string) (*gate.Gate, error) {
 	}
 	cfg := c.settings()
 	g, err := gate.New(gate.Options{
-		Mode: gate.Mode(cfg.Gate.Mode), Policy: c.policy, CopCommand: cfg.Gate.Cop.Command,
+		Mode: gate.Mode(cfg.Gate.Mode), Policy: c.policy, TrustedPolicy: c.proj.TrustedPolicy, CopCommand: cfg.Gate.Cop.Command,
 		CopTimeout: cfg.Gate.Cop.Timeout, Hooks: cfg.Gate.Hooks, Workspace: c.root, Dir: dir, Home: home,
+		Protected: c.proj.Protected,
 	})
 	if err != nil {
 		return nil, err

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/cuff-dev/cuff/internal/settings"
+	"github.com/cuff-dev/cuff/recorder/gate"
 	"github.com/cuff-dev/cuff/recorder/runner"
 	"github.com/cuff-dev/cuff/recorder/sandbox"
 	"github.com/cuff-dev/cuff/session"
@@ -57,6 +58,13 @@ type Project struct {
 	Settings *settings.Settings
 	// Log receives cuff's own log records for the project; nil discards them.
 	Log *slog.Logger
+	// TrustedPolicy, when set, is the version of .cuff/policy.yml a person
+	// trusted, the file on disk being a later one not trusted yet: its new
+	// allow rules wait (gate.Options.TrustedPolicy).
+	TrustedPolicy *gate.Policy
+	// Protected are the directories outside the work tree that hold cuff's
+	// and the agents' own state (gate.Options.Protected).
+	Protected []string
 }
 
 // Sandbox is how a project's allowed commands are confined.
