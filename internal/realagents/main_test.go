@@ -5,25 +5,12 @@
 package realagents
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/cuff-dev/cuff/internal/agenttest"
 )
 
 func TestMain(m *testing.M) { agenttest.Main(m) }
-
-// pendingStory is ExpectStory for a story that a fix still to come will
-// make true: until it does, the test is skipped, naming the fix and
-// showing the difference.
-func pendingStory(t *testing.T, fix string, events []agenttest.Event, want ...string) {
-	t.Helper()
-	got := agenttest.Story(events)
-	if strings.Join(got, "\n") == strings.Join(want, "\n") {
-		return
-	}
-	t.Skipf("SKIP until %s; the session tells:\n\t%s\nwant:\n\t%s", fix, strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
-}
 
 // claudeOK runs Claude Code to its end and fails the test unless it exited 0.
 func claudeOK(t *testing.T, e *agenttest.Env, m *agenttest.Anthropic, prompt string, args ...string) *agenttest.ClaudeRun {
