@@ -550,7 +550,7 @@ func decoderFor(f foreign.Format, uuid string) LineDecoder {
 // fileDecoderFor is decoderFor for the transcript at path: a Claude Code
 // session's decoder reads its sub-agents' files beside it.
 func fileDecoderFor(f foreign.Format, uuid, path string) LineDecoder {
-	if d := newTranscriptDecoder(f, uuid, path); d != nil {
+	if d := newTranscriptDecoder(f, uuid, path, stream.ClipOptions{}); d != nil {
 		return d
 	}
 	return nil
@@ -566,18 +566,19 @@ type TranscriptDecoder interface {
 
 // NewTranscriptDecoder returns a decoder for the foreign transcript at
 // path in format f, its session named as its listing names it: a Claude
-// Code session's decoder reads its sub-agents' files beside it. It is nil
-// for any other format.
-func NewTranscriptDecoder(f foreign.Format, path string) TranscriptDecoder {
-	return newTranscriptDecoder(f, foreign.FallbackID(path), path)
+// Code session's decoder reads its sub-agents' files beside it. With clip
+// set, long strings are cut to their ends before decoding (see
+// stream.Clip). It is nil for any other format.
+func NewTranscriptDecoder(f foreign.Format, path string, clip stream.ClipOptions) TranscriptDecoder {
+	return newTranscriptDecoder(f, foreign.FallbackID(path), path, clip)
 }
 
-func newTranscriptDecoder(f foreign.Format, uuid, path string) TranscriptDecoder {
+func newTranscriptDecoder(f foreign.Format, uuid, path string, clip stream.ClipOptions) TranscriptDecoder {
 	switch f {
 	case foreign.FormatClaude:
-		return claude.NewDecoder(claude.Options{FallbackUUID: uuid, Path: path})
+		return claude.NewDecoder(claude.Options{FallbackUUID: uuid, Path: path, Clip: clip})
 	case foreign.FormatCodex:
-		return codex.NewDecoder(codex.Options{FallbackUUID: uuid})
+		return codex.NewDecoder(codex.Options{FallbackUUID: uuid, Clip: clip})
 	}
 	return nil
 }

@@ -172,6 +172,7 @@ Run without a command to browse the sessions in the terminal UI; try 'cuff demo'
 	root.AddCommand(a.approvalCommands()...)
 	root.AddCommand(a.importCommand(), a.hookCommand(), a.checkCommand(), a.policyCommand(), a.mcpCommand(), a.sandboxCommand(),
 		a.trustCommand())
+	root.AddCommand(a.searchCommand())
 	strictArgs(root)
 	return root
 }

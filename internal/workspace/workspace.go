@@ -5,6 +5,7 @@
 package workspace
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -155,6 +156,35 @@ func (w *Workspace) CacheDir() string {
 		return filepath.Join(h, ".cache", "cuff")
 	}
 	return ""
+}
+
+// Redactor is the project's secret redaction as the store applies it (nil
+// when the settings switch it off).
+func (w *Workspace) Redactor() (*redact.Redactor, error) {
+	if !w.Settings.Redaction.Enabled {
+		return nil, nil
+	}
+	r, err := redact.New(redact.Options{Patterns: w.Settings.Redaction.Patterns})
+	if err != nil {
+		return nil, fmt.Errorf("redaction: %w", err)
+	}
+	return r, nil
+}
+
+// SearchIndexPath is the search index's file in the cache directory: one
+// per redaction setting, so that an index never holds what a project's
+// redaction would remove ("" when there is no cache directory).
+func (w *Workspace) SearchIndexPath() string {
+	d := w.CacheDir()
+	if d == "" {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%v\x00", w.Settings.Redaction.Enabled)
+	for _, p := range w.Settings.Redaction.Patterns {
+		fmt.Fprintf(h, "%s\x00", p)
+	}
+	return filepath.Join(d, "search", fmt.Sprintf("index-%x.db", h.Sum(nil)[:6]))
 }
 
 // StatsCache is the cache of each session's statistics, shared by every

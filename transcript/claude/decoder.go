@@ -56,6 +56,9 @@ type Options struct {
 	// decoding (see stream.Shorten), so texts and outputs come out cut,
 	// while every event, count, command and token figure stays exact.
 	Brief bool
+	// Clip cuts long strings to their two ends before decoding (see
+	// stream.Clip): for reading text to index, whatever its size.
+	Clip stream.ClipOptions
 }
 
 // briefWhole are the fields a brief read keeps whole: commands are counted
@@ -138,8 +141,12 @@ func (d *Decoder) Stats() Stats { return d.stats }
 // Line decodes one line (without its newline) and passes any events it
 // completes to out. It returns an error only when out does.
 func (d *Decoder) Line(raw []byte, out stream.Emit) error {
-	if d.opts.Brief {
+	switch {
+	case d.opts.Brief:
 		d.short = stream.Shorten(d.short[:0], raw, stream.BriefKeep, briefWhole...)
+		raw = d.short
+	case d.opts.Clip.Head > 0:
+		d.short = stream.Clip(d.short[:0], raw, d.opts.Clip.Head, d.opts.Clip.Tail, briefWhole...)
 		raw = d.short
 	}
 	return stream.DecodeLine(&d.stats, d.em, raw, out, &d.lineEvents, d.record,

@@ -41,7 +41,7 @@ type foreignTail struct {
 // (LoadOlder), so that opening a transcript of hundreds of megabytes costs
 // what its last screens cost. A small file is decoded whole, then followed.
 func (f *Feed) runForeign(file *os.File, fi os.FileInfo, format foreign.Format, path string) error {
-	dec := session.NewTranscriptDecoder(format, path)
+	dec := session.NewTranscriptDecoder(format, path, stream.ClipOptions{})
 	var start, end int64
 	var lines [][]byte
 	if fi.Size() <= DirectBytes {
@@ -175,7 +175,7 @@ func (f *Feed) readOlder(t *foreignTail, to int64) (*timeline.Timeline, int64, e
 			break
 		}
 	}
-	dec := session.NewTranscriptDecoder(t.format, t.file.Name())
+	dec := session.NewTranscriptDecoder(t.format, t.file.Name(), stream.ClipOptions{})
 	var events []*transcript.Event
 	collect := func(ev *transcript.Event) error {
 		if f.ctx.Err() != nil {

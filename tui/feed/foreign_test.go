@@ -12,6 +12,7 @@ import (
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/cuff-dev/cuff/transcript/foreign"
+	"github.com/cuff-dev/cuff/transcript/foreign/stream"
 	"github.com/cuff-dev/cuff/tui/timeline"
 )
 
@@ -30,7 +31,7 @@ func claudeFile(t *testing.T, size int64) string {
 // wholeTimeline is the timeline of the transcript at path decoded in one go.
 func wholeTimeline(t *testing.T, path string) *timeline.Timeline {
 	t.Helper()
-	dec := session.NewTranscriptDecoder(foreign.FormatClaude, path)
+	dec := session.NewTranscriptDecoder(foreign.FormatClaude, path, stream.ClipOptions{})
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

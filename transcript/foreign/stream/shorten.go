@@ -23,6 +23,23 @@ const BriefKeep = 320
 // megabytes. A line that is not well-formed is copied as far as strings
 // can be told apart in it, then as it is.
 func Shorten(dst, line []byte, keep int, whole ...string) []byte {
+	return Clip(dst, line, keep, 0, whole...)
+}
+
+// ClipOptions says how much of each long string a decoder keeps (see
+// Clip); the zero value keeps everything.
+type ClipOptions struct {
+	Head, Tail int
+}
+
+// clipMark stands for what Clip leaves out of the middle of a string.
+const clipMark = " … "
+
+// Clip is Shorten keeping the last tail bytes of each long string too, the
+// two ends joined by " … " (with tail 0 it is Shorten): for reading text
+// to index, where a long output's end (a build's failure) matters as its
+// start does.
+func Clip(dst, line []byte, head, tail int, whole ...string) []byte {
 	var key []byte // the latest key: the one whose value (or array of values) this is
 	for {
 		open := bytes.IndexByte(line, '"')
@@ -40,8 +57,15 @@ func Shorten(dst, line []byte, keep int, whole ...string) []byte {
 		switch {
 		case len(rest) > 0 && rest[0] == ':': // a key: never cut
 			key = body
-		case len(body) > keep && body[0] != '{' && body[0] != '[' && !wholeKey(key, whole):
-			body = body[:cutAt(body, keep)]
+		case len(body) > head+tail+len(clipMark) && body[0] != '{' && body[0] != '[' && !wholeKey(key, whole):
+			h := cutAt(body, head)
+			dst = append(dst, body[:h]...)
+			if tail > 0 {
+				dst = append(dst, clipMark...)
+				body = body[tailFrom(body, len(body)-tail):]
+			} else {
+				body = nil
+			}
 		}
 		dst = append(dst, body...)
 		dst = append(dst, '"')
@@ -79,20 +103,36 @@ func stringEnd(s []byte) int {
 	}
 }
 
+// tailFrom is the first boundary at or after n in the contents of a JSON
+// string that splits no escape and no UTF-8 sequence.
+func tailFrom(s []byte, n int) int {
+	i := 0
+	for i < n {
+		i += unitWidth(s, i)
+	}
+	return min(i, len(s))
+}
+
+// unitWidth is the width of the escape or UTF-8 sequence at s[i].
+func unitWidth(s []byte, i int) int {
+	switch c := s[i]; {
+	case c == '\\' && i+1 < len(s) && s[i+1] == 'u':
+		return 6
+	case c == '\\':
+		return 2
+	case c >= utf8.RuneSelf:
+		_, w := utf8.DecodeRune(s[i:])
+		return w
+	}
+	return 1
+}
+
 // cutAt is where to cut the contents of a JSON string to at most n bytes
 // without splitting an escape or a UTF-8 sequence.
 func cutAt(s []byte, n int) int {
 	i := 0
 	for i < n {
-		w := 1
-		switch c := s[i]; {
-		case c == '\\' && i+1 < len(s) && s[i+1] == 'u':
-			w = 6
-		case c == '\\':
-			w = 2
-		case c >= utf8.RuneSelf:
-			_, w = utf8.DecodeRune(s[i:])
-		}
+		w := unitWidth(s, i)
 		if i+w > n {
 			break
 		}

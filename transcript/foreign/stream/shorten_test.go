@@ -32,6 +32,21 @@ func TestShorten(t *testing.T) {
 	}
 }
 
+func TestClip(t *testing.T) {
+	long := strings.Repeat("a", 50) + strings.Repeat("z", 50)
+	cases := []struct{ name, in, want string }{
+		{"both ends", `{"a":"` + long + `"}`, `{"a":"aaaaa … zzzz"}`},
+		{"short enough", `{"a":"0123456789abc"}`, `{"a":"0123456789abc"}`},
+		{"no escape split at the tail", `{"a":"` + long + `\nzz"}`, `{"a":"aaaaa … \nzz"}`},
+		{"commands whole", `{"command":"` + long + `"}`, `{"command":"` + long + `"}`},
+	}
+	for _, c := range cases {
+		if got := string(Clip(nil, []byte(c.in), 5, 4, "command")); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
+		}
+	}
+}
+
 // FuzzShorten: a valid JSON line stays valid and keeps its shape: the same
 // keys, numbers and literals, every string a prefix of what it was.
 func FuzzShorten(f *testing.F) {
@@ -53,6 +68,11 @@ func FuzzShorten(f *testing.F) {
 		}
 		if !prefixOf(b, a) {
 			t.Fatalf("%q shortened to %q changed its shape", in, out)
+		}
+		clipped := Clip(nil, []byte(in), keep, keep/2+1, "command")
+		var c any
+		if err := json.Unmarshal(clipped, &c); err != nil {
+			t.Fatalf("valid %q clipped to invalid %q: %v", in, clipped, err)
 		}
 	})
 }

@@ -1,0 +1,265 @@
+package search
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Query is a search.
+type Query struct {
+	// Text is the query as typed (see parseQuery for its syntax).
+	Text string
+	// Sources keeps to sessions of these sources (cuff, claude, codex);
+	// empty for all.
+	Sources []string
+	// Since keeps to texts from this time on; zero for all.
+	Since time.Time
+	// Agent keeps to sessions of agents whose name contains it.
+	Agent string
+	// Kinds keeps to these kinds of text; empty for all.
+	Kinds []Kind
+	// Store is the store folder whose own sessions are searched (cuff's
+	// sessions of other projects, indexed by searches run there, are not).
+	Store string
+	// Limit is how many hits to return (0: DefaultLimit).
+	Limit int
+	// Now is when the search runs, for ranking by age; zero for time.Now.
+	Now time.Time
+}
+
+// DefaultLimit is how many hits a search returns unless told.
+const DefaultLimit = 20
+
+// Hit is one text that matched.
+type Hit struct {
+	SessionID string
+	Source    string
+	Agent     string
+	Title     string
+	Path      string // the session's file
+	Kind      Kind
+	Time      time.Time
+	Seq       int64 // the event's seq: exact for cuff's own sessions
+	Failed    bool
+	Tool      string
+	// Snippet is the matching part of the text on one line, and
+	// Highlights the byte ranges of it that matched.
+	Snippet    string
+	Highlights [][2]int
+}
+
+// Snippet markers: what FTS5 puts around the words that matched.
+const (
+	markOpen  = "\x02"
+	markClose = "\x03"
+)
+
+// snippetTokens is about how many words a snippet has.
+const snippetTokens = 24
+
+// ageScale is the age at which a hit's relevance counts half: ranking
+// weighs relevance (bm25) and recency.
+const ageScale = 30 * 24 * time.Hour
+
+// candidates is how many of the most recent matches a query ranks: a word
+// found in half the history is ranked among its recent uses, so that
+// every query costs about the same.
+const candidates = 2000
+
+// Search runs a query; hits come best first, by relevance (BM25) and
+// recency, among the most recent matches (see candidates).
+func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+	p, err := parseQuery(q.Text)
+	if err != nil {
+		return nil, err
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	now := q.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	var where []string
+	var args []any
+	if p.match != "" {
+		where = append(where, "fts MATCH ?")
+		args = append(args, p.match)
+	}
+	kinds := p.kinds
+	if len(q.Kinds) > 0 {
+		kinds = intersectKinds(kinds, q.Kinds)
+		if len(kinds) == 0 {
+			return nil, nil // asked for kinds the query leaves out
+		}
+	}
+	if len(kinds) > 0 {
+		where = append(where, "d.kind IN ("+placeholders(len(kinds))+")")
+		for _, k := range kinds {
+			args = append(args, int(k))
+		}
+	}
+	if p.failed {
+		where = append(where, "d.failed = 1")
+	}
+	if !q.Since.IsZero() {
+		where = append(where, "d.ts >= ?")
+		args = append(args, q.Since.UnixNano())
+	}
+	if len(q.Sources) > 0 {
+		where = append(where, "s.source IN ("+placeholders(len(q.Sources))+")")
+		for _, s := range q.Sources {
+			args = append(args, s)
+		}
+	}
+	if q.Agent != "" {
+		where = append(where, "instr(lower(s.agent), lower(?)) > 0")
+		args = append(args, q.Agent)
+	}
+	where = append(where, "(s.store = '' OR s.store = ?)")
+	args = append(args, q.Store)
+	var query string
+	if p.match != "" {
+		query = `SELECT d.id, bm25(fts), s.session, s.source, s.agent, s.title, s.path, d.kind, d.ts, d.seq, d.failed, d.tool
+FROM fts JOIN docs d ON d.id = fts.rowid JOIN sessions s ON s.id = d.sess
+WHERE ` + strings.Join(where, " AND ") + ` ORDER BY fts.rowid DESC LIMIT ?`
+		args = append(args, candidates)
+	} else {
+		query = `SELECT d.id, 0, s.session, s.source, s.agent, s.title, s.path, d.kind, d.ts, d.seq, d.failed, d.tool
+FROM docs d JOIN sessions s ON s.id = d.sess
+WHERE ` + strings.Join(where, " AND ") + ` ORDER BY d.ts DESC LIMIT ?`
+		args = append(args, limit)
+	}
+	found, err := x.candidates(ctx, query, args)
+	if err != nil {
+		return nil, err
+	}
+	age := func(h *scored) float64 { return max(0, float64(now.Sub(h.Time))) / float64(ageScale) }
+	sort.SliceStable(found, func(i, j int) bool {
+		return found[i].score/(1+age(&found[i])) < found[j].score/(1+age(&found[j]))
+	})
+	found = found[:min(len(found), limit)]
+	hits := make([]Hit, len(found))
+	for i := range found {
+		hits[i] = found[i].Hit
+		if hits[i].Snippet, err = x.snippet(ctx, found[i].id, p.match); err != nil {
+			return nil, err
+		}
+		hits[i].Snippet, hits[i].Highlights = oneLine(hits[i].Snippet)
+	}
+	return hits, nil
+}
+
+// scored is a match with its relevance (BM25: lower is better).
+type scored struct {
+	Hit
+	id    int64
+	score float64
+}
+
+func (x *Index) candidates(ctx context.Context, query string, args []any) ([]scored, error) {
+	rows, err := x.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var out []scored
+	for rows.Next() {
+		var h scored
+		var kind int
+		var ts int64
+		if err := rows.Scan(&h.id, &h.score, &h.SessionID, &h.Source, &h.Agent, &h.Title, &h.Path, &kind, &ts, &h.Seq, &h.Failed, &h.Tool); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		h.Kind, h.Time = Kind(kind), time.Unix(0, ts).UTC()
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return out, nil
+}
+
+// snippetStart is how much of a text a hit without words to show (a
+// filter alone, such as failed:) shows.
+const snippetStart = 300
+
+// snippet is the part of text id around what matched, the matches marked;
+// the text's start when nothing was searched for.
+func (x *Index) snippet(ctx context.Context, id int64, match string) (string, error) {
+	var s string
+	var err error
+	if match == "" {
+		err = x.db.QueryRowContext(ctx, `SELECT substr(body, 1, ?) FROM fts WHERE rowid = ?`, snippetStart, id).Scan(&s)
+	} else {
+		err = x.db.QueryRowContext(ctx, fmt.Sprintf(`SELECT snippet(fts, 0, '%s', '%s', '…', %d) FROM fts WHERE fts MATCH ? AND rowid = ?`,
+			markOpen, markClose, snippetTokens), match, id).Scan(&s)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil // dropped meanwhile
+	}
+	if err != nil {
+		return "", fmt.Errorf("search: %w", err)
+	}
+	return s, nil
+}
+
+func intersectKinds(a, b []Kind) []Kind {
+	if len(a) == 0 {
+		return b
+	}
+	var out []Kind
+	for _, k := range a {
+		for _, l := range b {
+			if k == l {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// oneLine makes a snippet one line of plain text that is safe to print
+// (line breaks, control and bidirectional-control characters become
+// spaces, runs of spaces one) and finds where the match markers were.
+func oneLine(s string) (string, [][2]int) {
+	var b strings.Builder
+	var marks [][2]int
+	open := -1
+	space := false
+	flush := func() {
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+	}
+	for _, r := range s {
+		switch {
+		case string(r) == markOpen:
+			flush()
+			open = b.Len()
+		case string(r) == markClose:
+			if open >= 0 {
+				marks = append(marks, [2]int{open, b.Len()})
+				open = -1
+			}
+		case unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r):
+			space = true
+		default:
+			flush()
+			b.WriteRune(r)
+		}
+	}
+	return b.String(), marks
+}
