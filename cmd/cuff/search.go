@@ -122,29 +122,17 @@ func (a *app) runSearch(ctx context.Context, q search.Query, reindex bool) ([]se
 	if err != nil {
 		return nil, err
 	}
-	path := ws.SearchIndexPath()
-	if path == "" {
-		return nil, fmt.Errorf("no cache directory for the search index: set HOME or CUFF_CACHE_DIR")
-	}
-	r, err := ws.Redactor()
+	s, err := ws.Searcher()
 	if err != nil {
 		return nil, err
 	}
+	defer s.Close()
 	if reindex {
-		search.Remove(path)
-	}
-	x, err := search.Open(ctx, path, r)
-	if err != nil {
-		return nil, err
-	}
-	defer x.Close()
-	files, errs := search.Files(ctx, ws.Sources(), ws.Store.Dir)
-	for _, err := range errs {
-		fmt.Fprintf(a.stderr, "warning: %v\n", err)
+		search.Remove(s.Path)
 	}
 	tty := term.IsTerminal(int(os.Stderr.Fd()))
 	noticed := false
-	if _, err := x.Update(ctx, files, search.UpdateOptions{Progress: func(done, total int64) {
+	_, warnings, err := s.Update(ctx, func(done, total int64) {
 		switch {
 		case total < searchNoticeBytes:
 		case !noticed:
@@ -156,9 +144,12 @@ func (a *app) runSearch(ctx context.Context, q search.Query, reindex bool) ([]se
 				fmt.Fprint(a.stderr, "\r    \r")
 			}
 		}
-	}}); err != nil {
+	})
+	for _, w := range warnings {
+		fmt.Fprintf(a.stderr, "warning: %v\n", w)
+	}
+	if err != nil {
 		return nil, err
 	}
-	q.Store = ws.Store.Dir
-	return x.Search(ctx, q)
+	return s.Query(ctx, q)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/cuff-dev/cuff/recorder/gate"
 	"github.com/cuff-dev/cuff/recorder/sandbox"
 	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/session/search"
 	"github.com/cuff-dev/cuff/transcript/redact"
 )
 
@@ -185,6 +186,20 @@ func (w *Workspace) SearchIndexPath() string {
 		fmt.Fprintf(h, "%s\x00", p)
 	}
 	return filepath.Join(d, "search", fmt.Sprintf("index-%x.db", h.Sum(nil)[:6]))
+}
+
+// Searcher is the search index of every session the workspace sees: the
+// project's own, Claude Code's and Codex's.
+func (w *Workspace) Searcher() (*search.Searcher, error) {
+	path := w.SearchIndexPath()
+	if path == "" {
+		return nil, fmt.Errorf("no cache directory for the search index: set HOME or CUFF_CACHE_DIR")
+	}
+	r, err := w.Redactor()
+	if err != nil {
+		return nil, err
+	}
+	return &search.Searcher{Path: path, Redactor: r, Sources: w.Sources(), Store: w.Store.Dir}, nil
 }
 
 // StatsCache is the cache of each session's statistics, shared by every
