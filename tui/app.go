@@ -13,6 +13,7 @@ import (
 	"github.com/cuff-dev/cuff/tui/browser"
 	"github.com/cuff-dev/cuff/tui/dialog"
 	"github.com/cuff-dev/cuff/tui/feed"
+	"github.com/cuff-dev/cuff/tui/finder"
 	"github.com/cuff-dev/cuff/tui/keys"
 	"github.com/cuff-dev/cuff/tui/styles"
 	"github.com/cuff-dev/cuff/tui/viewer"
@@ -80,6 +81,9 @@ type Options struct {
 	// SandboxOff says why the commands cuff allows run outside its kernel
 	// sandbox; the header shows it. Empty when they run inside it.
 	SandboxOff string
+	// Searcher runs the search across every session (s in the list); nil
+	// leaves it out.
+	Searcher finder.Searcher
 	// Theme is "dark" or "light" to fix the colours, or "" / "auto" to
 	// follow the terminal's background.
 	Theme string
@@ -93,6 +97,7 @@ type focus int
 const (
 	focusBrowser focus = iota
 	focusViewer
+	focusFinder // the search across every session
 )
 
 // Model is the root model: the only one that returns a tea.View.
@@ -102,6 +107,7 @@ type Model struct {
 	st      *styles.Styles
 	focus   focus
 	browser browser.Model
+	finder  finder.Model
 	viewer  viewer.Model
 	help    help.Model
 	dialogs dialog.Stack
@@ -140,6 +146,9 @@ func New(opts Options) Model {
 		opts.Location = time.Local
 	}
 	km := keys.DefaultKeyMap()
+	if opts.Searcher == nil {
+		km.Browser.Find.SetEnabled(false) // neither offered nor taken
+	}
 	st := styles.New(opts.Theme != ThemeLight)
 	h := help.New()
 	h.Styles = st.Help
@@ -147,6 +156,7 @@ func New(opts Options) Model {
 		opts: opts, keys: km, st: st, help: h,
 		browser:  browser.New(st, km.Browser, opts.Location, opts.Now, opts.Where),
 		viewer:   viewer.New(st, km, opts.Location, opts.Now),
+		finder:   finder.New(opts.Context, opts.Searcher, st, km.Finder, opts.Location),
 		answered: map[string]bool{},
 		closed:   map[string]bool{},
 		queue:    newApprovalQueue(),
@@ -283,6 +293,7 @@ func (m *Model) layout() {
 	body := max(m.height-1, 1) // the status bar
 	m.viewer.SetSize(m.width, body)
 	m.browser.SetSize(m.width, max(body-1, 1)) // the title line
+	m.finder.SetSize(m.width, max(body-1, 1))
 	m.help.SetWidth(m.width)
 }
 

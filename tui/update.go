@@ -6,9 +6,12 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/session/search"
 	"github.com/cuff-dev/cuff/tui/browser"
 	"github.com/cuff-dev/cuff/tui/dialog"
 	"github.com/cuff-dev/cuff/tui/feed"
+	"github.com/cuff-dev/cuff/tui/finder"
 	"github.com/cuff-dev/cuff/tui/styles"
 	"github.com/cuff-dev/cuff/tui/viewer"
 )
@@ -67,6 +70,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case viewer.AnswerMsg:
 		return m, m.answerFromTimeline(msg.Request)
+	case finder.OpenMsg:
+		return m.openHit(msg.Hit)
+	case finder.CloseMsg:
+		m.focus = focusBrowser
+		return m, nil
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
 	case tea.PasteMsg:
@@ -84,10 +92,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	// Everything else (background renderings, cursor blinks, list
 	// internals) goes to the pages.
-	var c1, c2 tea.Cmd
+	var c1, c2, c3 tea.Cmd
 	m.viewer, c1 = m.viewer.Update(msg)
 	m.browser, c2 = m.browser.Update(msg)
-	return m, tea.Batch(c1, c2)
+	m.finder, c3 = m.finder.Update(msg)
+	return m, tea.Batch(c1, c2, c3)
 }
 
 func (m *Model) setStyles(st *styles.Styles) {
@@ -95,6 +104,7 @@ func (m *Model) setStyles(st *styles.Styles) {
 	m.help.Styles = st.Help
 	m.browser.SetStyles(st)
 	m.viewer.SetStyles(st)
+	m.finder.SetStyles(st)
 }
 
 func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
@@ -104,7 +114,7 @@ func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if d := m.dialogs.Top(); d != nil {
 		return m.handleAction(d.HandleMsg(msg))
 	}
-	typing := (m.focus == focusBrowser && m.browser.Filtering()) || (m.focus == focusViewer && m.viewer.Searching())
+	typing := (m.focus == focusBrowser && m.browser.Filtering()) || (m.focus == focusViewer && m.viewer.Searching()) || m.focus == focusFinder
 	if !typing {
 		g := m.keys.Global
 		switch {
@@ -135,13 +145,40 @@ func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 	}
 	var cmd tea.Cmd
-	if m.focus == focusViewer && m.open {
+	switch {
+	case m.focus == focusViewer && m.open:
 		m.viewer, cmd = m.viewer.Update(msg)
 		older := m.olderCmd()
 		return m, tea.Batch(cmd, older)
+	case m.focus == focusFinder:
+		m.finder, cmd = m.finder.Update(msg)
+		return m, cmd
+	case m.focus == focusBrowser && !m.browser.Filtering() && m.opts.Searcher != nil && key.Matches(msg, m.keys.Browser.Find):
+		m.focus = focusFinder
+		return m, m.finder.Open()
 	}
 	m.browser, cmd = m.browser.Update(msg)
 	return m, cmd
+}
+
+// openHit opens the session of a search hit and shows the hit in it.
+func (m Model) openHit(h search.Hit) (tea.Model, tea.Cmd) {
+	info := session.Info{ID: h.SessionID, Source: h.Source, Title: h.Title, Agent: h.Agent, Path: h.Path,
+		Events: session.Unknown, Turns: session.Unknown, ToolCalls: session.Unknown, Commands: session.Unknown, Failures: session.Unknown}
+	for _, in := range m.browser.Sessions() {
+		if in.ID == h.SessionID && in.Source == h.Source {
+			info = in // the listing knows its counts and status
+			break
+		}
+	}
+	cmd := m.openSession(info)
+	t := viewer.Target{Time: h.Time}
+	if h.Source == session.NativeSourceName {
+		t.Seq = h.Seq // cuff's own sessions keep their seqs
+	}
+	m.viewer.SetTarget(t)
+	older := m.olderCmd()
+	return m, tea.Batch(cmd, older)
 }
 
 // handleAction carries out what a dialog asked for.

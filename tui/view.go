@@ -37,6 +37,8 @@ func (m Model) render() string {
 	switch {
 	case m.focus == focusViewer && m.open:
 		page = m.viewer.View()
+	case m.focus == focusFinder:
+		page = m.titleLine() + "\n" + m.finder.View()
 	case m.waiting:
 		page = m.waitingView()
 	default:
@@ -189,6 +191,8 @@ func (m Model) shortHelp() []key.Binding {
 		return m.keys.Help.ShortHelp()
 	case top != nil:
 		return m.keys.Dialog.ShortHelp()
+	case m.focus == focusFinder:
+		return append(m.keys.Finder.ShortHelp(), g.Interrupt)
 	case m.focus == focusViewer && m.open && m.viewer.Searching():
 		return m.keys.Search.ShortHelp()
 	case m.focus == focusViewer && m.open:

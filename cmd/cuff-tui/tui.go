@@ -38,10 +38,17 @@ func (a *app) runBrowser(cmd *cobra.Command, _ []string) error {
 	}
 	b, berr := a.ws.Broker()
 	defer a.announce(b)()
-	return a.runTUI(cmd.Context(), tui.Options{
+	opts := tui.Options{
 		Sources: a.tuiSources(s), Mode: tui.ModeBrowse,
 		ExportDir: filepath.Join(s.Dir, "exports"), Where: s.Dir,
-	}, b, berr)
+	}
+	if a.ws != nil && a.ws.Store == s {
+		if searcher, err := a.ws.Searcher(); err == nil { // without a cache directory, no search
+			defer searcher.Close()
+			opts.Searcher = searcher
+		}
+	}
+	return a.runTUI(cmd.Context(), opts, b, berr)
 }
 
 // announce tells processes started without CUFF_STATE_DIR and

@@ -12,6 +12,7 @@ import (
 type KeyMap struct {
 	Global  Global
 	Browser Browser
+	Finder  Finder
 	Viewer  Viewer
 	Search  Search
 	Dialog  Dialog
@@ -43,10 +44,20 @@ type Browser struct {
 	Filter   key.Binding
 	Clear    key.Binding
 	Refresh  key.Binding
+	// Find opens the search across every session.
+	Find key.Binding
 	// KeepFilter, ClearFilter and Select work while a filter is typed.
 	KeepFilter  key.Binding
 	ClearFilter key.Binding
 	Select      key.Binding
+}
+
+// Finder bindings work in the search across every session, while the
+// query is typed.
+type Finder struct {
+	Run  key.Binding // enter: search, or open the hit when the query ran
+	Move key.Binding // ↑/↓ between hits
+	Back key.Binding
 }
 
 // Viewer bindings work in a session's timeline.
@@ -137,6 +148,12 @@ func DefaultKeyMap() KeyMap {
 			Filter:      b(k("/"), h("/", "filter")),
 			Clear:       b(k("esc"), h("esc", "clear filter")),
 			Refresh:     b(k("r", "ctrl+r"), h("r", "refresh")),
+			Find:        b(k("s", "ctrl+f"), h("s", "search all")),
+		},
+		Finder: Finder{
+			Run:  b(k("enter"), h("enter", "search/open")),
+			Move: b(k("up", "down", "ctrl+p", "ctrl+n"), h("↑/↓", "select")),
+			Back: b(k("esc"), h("esc", "back")),
 		},
 		Viewer: Viewer{
 			Move:       b(k("j", "k"), h("j/k", "move")),
@@ -194,6 +211,7 @@ func DefaultKeyMap() KeyMap {
 
 var (
 	_ help.KeyMap = Browser{}
+	_ help.KeyMap = Finder{}
 	_ help.KeyMap = Viewer{}
 	_ help.KeyMap = Dialog{}
 	_ help.KeyMap = Search{}
@@ -202,8 +220,14 @@ var (
 
 // ShortHelp implements help.KeyMap.
 func (k Browser) ShortHelp() []key.Binding {
-	return []key.Binding{k.Open, k.Filter, k.Move}
+	return []key.Binding{k.Open, k.Filter, k.Find, k.Move}
 }
+
+// ShortHelp implements help.KeyMap.
+func (k Finder) ShortHelp() []key.Binding { return []key.Binding{k.Run, k.Move, k.Back} }
+
+// FullHelp implements help.KeyMap.
+func (k Finder) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
 
 // FilterHelp is the keys that work while a filter is typed (? types a ?).
 func (k Browser) FilterHelp() []key.Binding {
@@ -212,7 +236,7 @@ func (k Browser) FilterHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k Browser) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Open, k.Filter, k.Clear, k.Refresh}}
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Open, k.Filter, k.Clear, k.Refresh, k.Find}}
 }
 
 // ShortHelp implements help.KeyMap.

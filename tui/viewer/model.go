@@ -38,8 +38,10 @@ type Model struct {
 	// has been asked for and not come yet, wantTop that the person went
 	// to the top and the view follows it as older parts come.
 	onDemand, asked, wantTop bool
-	removed                  bool // the followed file was deleted
-	live                     bool // events are being followed
+	// target is an event to show once it is loaded (a search hit).
+	target  *Target
+	removed bool // the followed file was deleted
+	live    bool // events are being followed
 	// sourceLive: the session's source says a writer or its agent is at
 	// work (a lease held); lastEvent: when the newest event happened (never
 	// later than it arrived). Together they say whether it is live.
@@ -128,7 +130,7 @@ func (m *Model) Open(gen int, info session.Info) {
 	m.gen, m.info = gen, info
 	m.tl = timeline.New()
 	m.partial, m.removed, m.loading, m.live, m.err = false, false, true, false, ""
-	m.onDemand, m.asked, m.wantTop = false, false, false
+	m.onDemand, m.asked, m.wantTop, m.target = false, false, false, nil
 	m.sourceLive, m.lastEvent = info.Live, time.Time{}
 	m.vis, m.sel, m.top, m.off = nil, nil, nil, 0
 	m.follow, m.paused, m.newCount, m.filter, m.expandAll = true, false, 0, timeline.FilterAll, false
@@ -178,8 +180,58 @@ func (m *Model) Prepend(older *timeline.Timeline, partial bool) {
 		m.follow, m.sel, m.top, m.off = false, m.vis[0], m.vis[0], 0
 	}
 	m.wantTop = m.wantTop && partial
+	m.applyTarget()
 	m.recomputeMatches()
 	m.layout()
+}
+
+// Target is an event the view is to select once it is loaded: the item
+// with its seq (for cuff's own sessions, whose seqs are the file's), else
+// the first item at or after its time.
+type Target struct {
+	Seq  int64
+	Time time.Time
+}
+
+// SetTarget asks the view to select the event t names as soon as it is
+// loaded, loading older parts of the session until it is.
+func (m *Model) SetTarget(t Target) {
+	m.target = &t
+	m.applyTarget()
+	m.layout()
+}
+
+// applyTarget selects the target when it is loaded, and asks for older
+// history while it is older than everything loaded.
+func (m *Model) applyTarget() {
+	t := m.target
+	if t == nil || len(m.vis) == 0 {
+		return
+	}
+	var found *timeline.Item
+	for _, it := range m.vis {
+		if it.Kind == timeline.KindNotice {
+			continue
+		}
+		if t.Seq > 0 && it.Seq() == t.Seq || t.Seq <= 0 && !t.Time.IsZero() && !it.TS().Before(t.Time) {
+			found = it
+			break
+		}
+	}
+	first := m.vis[0]
+	older := m.partial && (t.Seq > 0 && first.Seq() > t.Seq || t.Seq <= 0 && first.TS().After(t.Time))
+	switch {
+	case older && m.onDemand:
+		m.wantTop = true // go on loading older parts (see Prepend)
+		m.follow, m.sel, m.top, m.off = false, first, first, 0
+		return
+	case found == nil && m.partial:
+		return // the rest is being indexed: the target comes with it
+	case found == nil:
+		found = m.vis[len(m.vis)-1]
+	}
+	m.target, m.wantTop = nil, false
+	m.follow, m.paused, m.sel, m.top, m.off = false, true, found, found, 0
 }
 
 // SetLive says whether the session is being followed.
@@ -260,6 +312,7 @@ func (m *Model) Replace(tl *timeline.Timeline, partial bool) {
 	if m.top == nil {
 		m.top, m.off = m.sel, 0
 	}
+	m.applyTarget()
 	m.recomputeMatches()
 	m.layout()
 }
@@ -282,6 +335,7 @@ func (m *Model) Append(events []*transcript.Event) {
 		}
 		m.add(ev, "")
 	}
+	m.applyTarget()
 	m.layout()
 }
 
