@@ -4,8 +4,9 @@
 //
 //	benchrun compare -n 21 -name "cuff version" -a "cuff version" -b "/bin/true"
 //	benchrun gen-session -dir DIR -events 100000
-//	benchrun gen-claude -out FILE -mb 200
+//	benchrun gen-claude -out FILE -mb 200 -last "the last prompt"
 //	benchrun gen-claude-history -dir CONFIG_DIR -sessions 1000 -mb 958
+//	benchrun first-screen -n 5 -name "cuff watch" -a "cuff watch FILE" -text "the last prompt"
 package main
 
 import (
@@ -38,6 +39,8 @@ func main() {
 		err = genClaude(os.Args[2:])
 	case "gen-claude-history":
 		err = genClaudeHistory(os.Args[2:])
+	case "first-screen":
+		err = firstScreen(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}
@@ -51,6 +54,19 @@ func main() {
 type sample struct {
 	wall  time.Duration
 	maxKB int64
+}
+
+// runSetup runs a shell command that prepares a run (clearing a cache for
+// a cold one); "" does nothing.
+func runSetup(command string) error {
+	if command == "" {
+		return nil
+	}
+	out, err := exec.Command("/bin/sh", "-c", command).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("setup %s: %v: %s", command, err, out)
+	}
+	return nil
 }
 
 func runOnce(command, stdin string) (sample, error) {
@@ -96,17 +112,28 @@ func compare(args []string) error {
 	n := fs.Int("n", 21, "runs of each")
 	name := fs.String("name", "", "what is measured")
 	a := fs.String("a", "", "cuff's command")
-	b := fs.String("b", "", "the alternative's command")
+	b := fs.String("b", "", "the alternative's command (empty: cuff's figure alone)")
 	stdin := fs.String("stdin", "", "file fed to both on stdin")
 	goal := fs.String("goal", "", "the goal, printed beside the ratio")
+	setup := fs.String("setup", "", "a shell command run before each run of both")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	var as, bs []time.Duration
 	var aKB, bKB int64
 	for i := 0; i < *n; i++ {
+		if err := runSetup(*setup); err != nil {
+			return err
+		}
 		sa, err := runOnce(*a, *stdin)
 		if err != nil {
+			return err
+		}
+		if *b == "" {
+			as, aKB = append(as, sa.wall), max(aKB, sa.maxKB)
+			continue
+		}
+		if err := runSetup(*setup); err != nil {
 			return err
 		}
 		sb, err := runOnce(*b, *stdin)
@@ -115,6 +142,14 @@ func compare(args []string) error {
 		}
 		as, bs = append(as, sa.wall), append(bs, sb.wall)
 		aKB, bKB = max(aKB, sa.maxKB), max(bKB, sb.maxKB)
+	}
+	if *b == "" { // nothing to compare with: the figure alone
+		fmt.Printf("%-34s cuff %10s  (peak RSS %d MB, %d runs)", *name, ms(median(as)), aKB/1024, *n)
+		if *goal != "" {
+			fmt.Printf("  goal: %s", *goal)
+		}
+		fmt.Println()
+		return nil
 	}
 	ma, mb := median(as), median(bs)
 	ratio := float64(ma) / float64(mb)
@@ -196,6 +231,7 @@ func genClaude(args []string) error {
 	out := fs.String("out", "", "the transcript to write (<dir>/<uuid>.jsonl when a directory)")
 	mb := fs.Int64("mb", 200, "size in MB")
 	seed := fs.Uint64("seed", 1, "seed of the content")
+	last := fs.String("last", "", "a prompt to end the transcript with (what a first screen waits for)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -207,8 +243,118 @@ func genClaude(args []string) error {
 	if err != nil {
 		return err
 	}
+	if *last != "" {
+		line := fmt.Sprintf(`{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/home/dev/shop","sessionId":%q,"version":"2.1.40","gitBranch":"main","type":"user","message":{"role":"user","content":%q},"uuid":"last-prompt","timestamp":%q}`+"\n",
+			tr.SessionID, *last, tr.Last.Add(time.Minute).UTC().Format("2006-01-02T15:04:05.000Z"))
+		f, err := os.OpenFile(*out, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		_, err = f.WriteString(line)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
 	fmt.Println(tr.Path)
 	return nil
+}
+
+// firstScreen times a TUI from its start until a text is on screen, in a
+// tmux of its own, and reads its peak RSS then (the largest of the
+// processes in the pane); runs alternate with another TUI's when -b is
+// given.
+func firstScreen(args []string) error {
+	fs := flag.NewFlagSet("first-screen", flag.ContinueOnError)
+	n := fs.Int("n", 5, "runs of each")
+	name := fs.String("name", "", "what is measured")
+	a := fs.String("a", "", "cuff's command")
+	b := fs.String("b", "", "the alternative's command (optional)")
+	text := fs.String("text", "", "the text whose appearance ends a run")
+	goal := fs.String("goal", "", "the goal")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	measure := func(cmdline string) ([]time.Duration, int64, error) {
+		var ds []time.Duration
+		var peak int64
+		for i := 0; i < *n; i++ {
+			d, kb, err := screenOnce(cmdline, *text)
+			if err != nil {
+				return nil, 0, err
+			}
+			ds, peak = append(ds, d), max(peak, kb)
+		}
+		return ds, peak, nil
+	}
+	as, aKB, err := measure(*a)
+	if err != nil {
+		return err
+	}
+	line := fmt.Sprintf("%-34s cuff %10s  (peak RSS %d MB, %d runs)", *name, ms(median(as)), aKB/1024, *n)
+	if *b != "" {
+		bs, bKB, err := measure(*b)
+		if err != nil {
+			return err
+		}
+		line += fmt.Sprintf("  vs %s %s (peak RSS %d MB)", clip(*b, 28), ms(median(bs)), bKB/1024)
+	}
+	if *goal != "" {
+		line += "  goal: " + *goal
+	}
+	fmt.Println(line)
+	return nil
+}
+
+// screenWait bounds one first-screen run.
+const screenWait = 5 * time.Minute
+
+func screenOnce(cmdline, text string) (time.Duration, int64, error) {
+	socket := fmt.Sprintf("benchrun-%d", os.Getpid())
+	tmux := func(args ...string) (string, error) {
+		out, err := exec.Command("tmux", append([]string{"-f", "/dev/null", "-L", socket}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	defer tmux("kill-server") //nolint:errcheck // the server may be gone
+	start := time.Now()
+	if out, err := tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "b", "exec "+cmdline); err != nil {
+		return 0, 0, fmt.Errorf("tmux: %v: %s", err, out)
+	}
+	pid, _ := tmux("list-panes", "-t", "b", "-F", "#{pane_pid}")
+	for time.Since(start) < screenWait {
+		screen, err := tmux("capture-pane", "-p", "-t", "b")
+		if err == nil && strings.Contains(screen, text) {
+			d := time.Since(start)
+			return d, peakKB(strings.TrimSpace(pid)), nil
+		}
+		time.Sleep(5 * time.Millisecond) // polling the screen: tmux has no event for it
+	}
+	return 0, 0, fmt.Errorf("%q never showed %q", cmdline, text)
+}
+
+// peakKB is the largest VmHWM of a process and its children.
+func peakKB(pid string) int64 {
+	var peak int64
+	queue := []string{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if data, err := os.ReadFile("/proc/" + p + "/status"); err == nil {
+			for _, l := range strings.Split(string(data), "\n") {
+				if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+					var kb int64
+					fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
+					peak = max(peak, kb)
+				}
+			}
+		}
+		if data, err := os.ReadFile("/proc/" + p + "/task/" + p + "/children"); err == nil {
+			queue = append(queue, strings.Fields(string(data))...)
+		}
+	}
+	return peak
 }
 
 // genClaudeHistory writes a Claude Code history of many sessions under a

@@ -1,6 +1,7 @@
 package feed
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -109,4 +110,25 @@ func TestForeignTailFirstFollows(t *testing.T) {
 		it := c.tl.At(c.tl.Len() - 1)
 		return it.Chat() != nil && it.Chat().Text == "APPENDED-PROMPT"
 	})
+}
+
+// BenchmarkForeignTail opens a 20 MB Claude Code transcript: the time to
+// its tail's batch (what the first screen waits for).
+func BenchmarkForeignTail(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "b3f1c2d4-0000-4000-8000-000000000008.jsonl")
+	if _, err := synthetic.WriteClaudeFile(path, synthetic.ClaudeOptions{Bytes: 20 << 20, Seed: 8}); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		ctx, cancel := context.WithCancel(context.Background())
+		f := New(ctx, 1, Target{Path: path})
+		done := make(chan struct{})
+		go func() { defer close(done); f.Run() }()
+		msg, ok := f.Wait().(Msg)
+		if !ok || len(msg.Events) == 0 || !msg.Partial {
+			b.Fatalf("first batch: %+v", msg)
+		}
+		cancel()
+		<-done
+	}
 }
