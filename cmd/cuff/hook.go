@@ -167,8 +167,8 @@ func (a *app) claudeHandler(in *claudehook.Input) (*claudehook.Handler, time.Dur
 	opts := claudehook.Options{Store: ws.Store, Gate: g, Broker: b, StateDir: b.Dir,
 		NoWatcher: string(cfg.Approvals.NoWatcher), CuffVersion: Version, MaxOutput: int(cfg.Recording.MaxOutputSize),
 		AllowAnswer: string(cfg.Gate.AllowAnswer), TrustNote: ws.TrustNote()}
-	if in.HookEventName == claudehook.EventPreToolUse || in.HookEventName == claudehook.EventPostToolUse ||
-		in.HookEventName == claudehook.EventPostToolUseFailure {
+	if (in.HookEventName == claudehook.EventPreToolUse || in.HookEventName == claudehook.EventPostToolUse ||
+		in.HookEventName == claudehook.EventPostToolUseFailure) && (in.ToolName == "Bash" || in.ToolName == "PowerShell") {
 		opts.Sandbox, opts.SandboxRequired = a.hookSandbox(ws)
 	}
 	h := claudehook.New(opts)
