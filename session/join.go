@@ -206,6 +206,11 @@ func (j *Joined) joinedInfo(c *conversation) Info {
 		last = m
 	}
 	in.Duration = in.Updated.Sub(in.Started)
+	if last != nil && last.Ended && !last.Live {
+		// cuff saw the agent end the conversation (a resumed one opens
+		// its session again): the transcript's last writes do not make it live.
+		in.Live = false
+	}
 	switch {
 	case in.Live:
 		in.Status = transcript.StatusActive
