@@ -188,11 +188,12 @@ func (j *Joined) List(ctx context.Context) ([]Info, error) {
 // since they were counted (else Unknown until Fill).
 func (j *Joined) joinedInfo(c *conversation) Info {
 	in := *c.foreign
-	in.Parts = []Part{{ID: in.ID, Source: c.folder.Name(), Path: in.Path}}
+	in.Parts = []Part{{ID: in.ID, Source: c.folder.Name(), Path: in.Path, Size: in.SizeBytes, Modified: in.Updated}}
 	sort.Slice(c.natives, func(a, b int) bool { return c.natives[a].CreatedAt.Before(c.natives[b].CreatedAt) })
 	var last *Meta
 	for _, m := range c.natives {
-		in.Parts = append(in.Parts, Part{ID: m.SessionID, Source: NativeSourceName, Path: j.store.EventsPath(m.SessionID)})
+		in.Parts = append(in.Parts, Part{ID: m.SessionID, Source: NativeSourceName, Path: j.store.EventsPath(m.SessionID),
+			Size: m.FileSizeBytes, Modified: time.Unix(0, m.FileModTime).UTC()})
 		if !m.CreatedAt.IsZero() && (in.Started.IsZero() || m.CreatedAt.Before(in.Started)) {
 			in.Started = m.CreatedAt
 		}
@@ -597,15 +598,20 @@ func (n counts) apply(in *Info) {
 }
 
 // stampOf fingerprints a joined session's parts: their paths, sizes and
-// modification times.
+// times of last change, as the listing found them (or, for parts it did
+// not describe, as the files are now); "" when a part is gone.
 func stampOf(in Info) string {
 	var b strings.Builder
 	for _, p := range in.Parts {
-		fi, err := os.Stat(p.Path)
-		if err != nil {
-			return ""
+		size, mod := p.Size, p.Modified
+		if size == 0 {
+			fi, err := os.Stat(p.Path)
+			if err != nil {
+				return ""
+			}
+			size, mod = fi.Size(), fi.ModTime()
 		}
-		fmt.Fprintf(&b, "%s:%d:%d;", p.Path, fi.Size(), fi.ModTime().UnixNano())
+		fmt.Fprintf(&b, "%s:%d:%d;", p.Path, size, mod.UnixNano())
 	}
 	return b.String()
 }

@@ -41,11 +41,14 @@ type Info struct {
 	Conversation string
 }
 
-// Part is one record of a joined session.
+// Part is one record of a joined session: its id, source and file, and
+// the file's size and last change as the listing found them.
 type Part struct {
-	ID     string `json:"id"`
-	Source string `json:"source"`
-	Path   string `json:"path,omitempty"`
+	ID       string    `json:"id"`
+	Source   string    `json:"source"`
+	Path     string    `json:"path,omitempty"`
+	Size     int64     `json:"size,omitempty"`
+	Modified time.Time `json:"modified,omitzero"`
 }
 
 // Source is a place sessions come from: the native store, or an agent's own
