@@ -244,7 +244,7 @@ func (j *joiner) Recording(ev *transcript.Event) error {
 			return j.err
 		}
 		if _, done := j.started[id]; done && j.live && !nests(ev) {
-			j.out(j.fitEnd(id, j.mergeEnd(nil, ev)))
+			j.out(j.fitEnd(id, mergeEnd(nil, ev)))
 			g.placed = true
 			return j.release()
 		}
@@ -410,7 +410,7 @@ func (j *joiner) writeGroup(g *callGroup, tr *transcript.Event) {
 			if tr == nil {
 				continue // the end is written with the transcript's, in its place
 			}
-			j.out(j.fitEnd(g.id, j.mergeEnd(tr, ev)))
+			j.out(j.fitEnd(g.id, mergeEnd(tr, ev)))
 			tr = nil
 		default:
 			j.out(ev)
@@ -653,7 +653,7 @@ func mergeStart(tr, rec *transcript.Event) *transcript.Event {
 // for a command (the exit code, the duration without the approval wait),
 // the transcript's for other tools and delegations, each filled in from
 // the other.
-func (j *joiner) mergeEnd(tr, rec *transcript.Event) *transcript.Event {
+func mergeEnd(tr, rec *transcript.Event) *transcript.Event {
 	if tr == nil {
 		return rec
 	}

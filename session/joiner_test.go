@@ -56,7 +56,6 @@ func hookConversation() *conv {
 	c := newConv()
 	allow := &transcript.Verdict{Decision: "allow", Tier: "local"}
 	ask := &transcript.Verdict{Decision: "ask", Tier: "risky"}
-	f := false
 	t := true
 	// The transcript: what Claude Code wrote.
 	c.T(0, &transcript.SessionStart{Agent: "claude-code", Source: "claude", Title: "check things", WorkingDirectory: "/proj"}, "", "", "")
@@ -98,7 +97,6 @@ func hookConversation() *conv {
 	c.R(9611, &transcript.BashRun{Command: "rm -rf /", WorkingDirectory: "/proj", Error: &transcript.RunError{Code: "CUFF-GATE-DENY", Message: "denied"}}, "", "toolu_E", "")
 	c.R(9810, &transcript.ChatTurn{Role: "assistant", Text: "All done."}, "", "", "")
 	c.R(9900, &transcript.SessionEnd{Status: "complete"}, "", "", "")
-	_ = f
 	return c
 }
 
@@ -187,12 +185,10 @@ var hookStory = []string{
 	"main: end complete",
 }
 
-// TestJoinRead: a conversation read whole (cuff's recording, then the
-// transcript) is one stream: the transcript's turns and attribution,
-// cuff's verdicts, approvals, exit codes and durations (without the
-// approval wait), each call once, cuff's end last.
-func TestJoinRead(t *testing.T) {
-	c := hookConversation()
+// wholeJoin joins the records as Read does: cuff's recording first, then
+// the transcript.
+func wholeJoin(t *testing.T, c *conv) []*transcript.Event {
+	t.Helper()
 	var got []*transcript.Event
 	j := newJoiner("claude:"+convUUID, true, func(e *transcript.Event) error { got = append(got, e); return nil })
 	for _, e := range c.rec {
@@ -208,7 +204,16 @@ func TestJoinRead(t *testing.T) {
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
-	checkStory(t, got, hookStory)
+	return got
+}
+
+// TestJoinRead: a conversation read whole (cuff's recording, then the
+// transcript) is one stream: the transcript's turns and attribution,
+// cuff's verdicts, approvals, exit codes and durations (without the
+// approval wait), each call once, cuff's end last.
+func TestJoinRead(t *testing.T) {
+	c := hookConversation()
+	checkStory(t, wholeJoin(t, c), hookStory)
 	// The joined events are copies: neither record changed.
 	if c.rec[0].SessionID != "20260401_100000_0badc0de-0001" || c.script[0].Seq != 1 {
 		t.Error("a record's event was changed")
@@ -368,16 +373,7 @@ func TestJoinCodexMCP(t *testing.T) {
 		"main: assistant: Done.",
 		"main: end shutdown",
 	}
-	var got []*transcript.Event
-	j := newJoiner("claude:"+convUUID, true, func(e *transcript.Event) error { got = append(got, e); return nil })
-	for _, e := range c.rec {
-		j.Recording(e)
-	}
-	for _, e := range c.script {
-		j.Transcript(e)
-	}
-	j.Close()
-	checkStory(t, got, want)
+	checkStory(t, wholeJoin(t, c), want)
 	checkStory(t, liveJoin(t, c, strings.Repeat("rt", 10), true), want)
 }
 
@@ -390,16 +386,7 @@ func TestJoinCallMissingFromTranscript(t *testing.T) {
 	c.T(int(10*time.Minute/time.Millisecond), &transcript.ChatTurn{Role: "assistant", Text: "later"}, "", "", "")
 	c.R(5, &transcript.BashStart{Command: "ls"}, "", "toolu_L", "")
 	c.R(6, &transcript.BashRun{Command: "ls", ExitCode: exitOf(0), DurationMS: 1}, "", "toolu_L", "")
-	var got []*transcript.Event
-	j := newJoiner("claude:"+convUUID, true, func(e *transcript.Event) error { got = append(got, e); return nil })
-	for _, e := range c.rec {
-		j.Recording(e)
-	}
-	for _, e := range c.script {
-		j.Transcript(e)
-	}
-	j.Close()
-	checkStory(t, got, []string{"main: start claude ", "main: user: go", "main: $ ls", "main: $ ls → exit 0 in 1 ms", "main: assistant: later"})
+	checkStory(t, wholeJoin(t, c), []string{"main: start claude ", "main: user: go", "main: $ ls", "main: $ ls → exit 0 in 1 ms", "main: assistant: later"})
 }
 
 // FuzzJoinLive plays the two records of a conversation into a live joiner
