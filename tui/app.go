@@ -90,6 +90,11 @@ type Options struct {
 	// Now and Location make time deterministic in tests.
 	Now      func() time.Time
 	Location *time.Location
+	// Getenv reads the environment ($PAGER, $EDITOR); nil: os.Getenv.
+	Getenv func(string) string
+	// StatsCache keeps each session's token figures for S in the list
+	// (session.OpenStatsCache); nil reads every session each time.
+	StatsCache *session.StatsCache
 }
 
 type focus int
@@ -119,8 +124,10 @@ type Model struct {
 	gen           int
 	waiting       bool // watch mode, no live session yet
 	ticking       bool
-	refreshing    bool      // a refresh tick is on its way
-	quietAt       time.Time // a quietMsg is due then
+	refreshing    bool          // a refresh tick is on its way
+	undo          *undo         // what D deleted, while u can bring it back
+	reselect      *session.Info // to select once the next listing has it
+	quietAt       time.Time     // a quietMsg is due then
 	toast         toast
 	answered      map[string]bool // requests answered or put off here
 	queue         approvalQueue   // pending requests from the feed

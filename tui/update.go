@@ -77,6 +77,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
+	case viewer.NoteMsg, browser.NoteMsg, viewer.CopyMsg, browser.CopyMsg, copiedMsg, viewer.OpenMsg, openReadyMsg, openedMsg,
+		viewer.DeleteMsg, browser.DeleteMsg, trashedMsg, browser.UndoMsg, restoredMsg, viewer.StatsMsg, usageMsg,
+		browser.StatsMsg, dailyMsg:
+		next, cmd, _ := m.handlePageAction(msg)
+		return next, cmd
 	case tea.PasteMsg:
 		if d := m.dialogs.Top(); d != nil {
 			return m.handleAction(d.HandleMsg(msg))
@@ -214,6 +219,9 @@ func (m Model) helpDialog() dialog.Dialog {
 func (m Model) listed(msg browser.ListedMsg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	m.browser, cmd = m.browser.Update(msg)
+	if m.reselect != nil && m.browser.SelectSession(*m.reselect) {
+		m.reselect = nil
+	}
 	if m.open {
 		open := m.viewer.Info()
 		for _, info := range msg.Infos {

@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/cuff-dev/cuff/tui/common"
+	"github.com/cuff-dev/cuff/tui/dialog"
 )
 
 // View draws the focused page, the status bar and any dialog on top.
@@ -136,7 +137,10 @@ func (m Model) statusBar() string {
 		right = common.Truncate(right, m.width/2)
 		rw = ansi.StringWidth(right)
 	}
-	room := max(m.width-rw-1, 0)
+	room := m.width
+	if rw > 0 {
+		room = max(m.width-rw-hintGap, 0)
+	}
 	var left string
 	switch {
 	case m.toast.text != "" && m.toast.err:
@@ -153,6 +157,9 @@ func (m Model) statusBar() string {
 	}
 	return left + strings.Repeat(" ", m.width-lw-rw) + right
 }
+
+// hintGap is the least space between the keys and what is on the right.
+const hintGap = 2
 
 // hintLine shows as many of bs as fit in width, in order, always with the
 // last one (? help): keys are dropped from the end, whole, never cut.
@@ -187,7 +194,7 @@ func (m Model) shortHelp() []key.Binding {
 		return h.ShortHelp()
 	}
 	switch {
-	case top != nil && top.ID() == "help":
+	case isPanel(top):
 		return m.keys.Help.ShortHelp()
 	case top != nil:
 		return m.keys.Dialog.ShortHelp()
@@ -205,4 +212,14 @@ func (m Model) shortHelp() []key.Binding {
 		return m.keys.Browser.FilterHelp()
 	}
 	return slices.Concat(pending, m.keys.Browser.ShortHelp(), []key.Binding{g.Export, g.Quit, g.Help})
+}
+
+// isPanel reports whether d is a box that only scrolls and closes: the
+// help, the stats.
+func isPanel(d dialog.Dialog) bool {
+	switch d.(type) {
+	case *dialog.Help, *dialog.Panel:
+		return true
+	}
+	return false
 }

@@ -56,6 +56,7 @@ const e2eID = "20260118_143052_a7b3c9d2-e4f5"
 type project struct {
 	root, dir, state string
 	home             string // HOME for cuff; a new one per start when empty
+	env              string // more VAR=value words for cuff's environment
 }
 
 func newProject(t *testing.T) project {
@@ -98,6 +99,9 @@ func (p project) startSized(t *testing.T, width, height int, args ...string) *tm
 	}
 	env := fmt.Sprintf("env HOME=%s XDG_STATE_HOME=%s/xdg-state XDG_CONFIG_HOME=%s/config CUFF_STATE_DIR=%s TERM=xterm-256color CUFF_DIR= CUFF_TUI= TZ=UTC",
 		home, home, home, p.state)
+	if p.env != "" {
+		env += " " + p.env
+	}
 	return tmuxtest.StartSized(t, width, height, fmt.Sprintf("%s %s --dir %s %s", env, filepath.Join(binDir, "cuff"), p.dir, strings.Join(args, " ")))
 }
 

@@ -295,6 +295,12 @@ func (a *app) runTUI(ctx context.Context, opts tui.Options, b *approval.Broker, 
 	if a.ws != nil && opts.Theme == "" {
 		opts.Theme = string(a.ws.Settings.TUI.Theme) // tui.theme: auto, dark or light
 	}
+	if a.ws != nil && opts.StatsCache == nil {
+		opts.StatsCache = a.ws.StatsCache()
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = a.getenv
+	}
 	if a.ws != nil && opts.SandboxOff == "" {
 		if setup := a.ws.Sandbox(); !setup.On() {
 			opts.SandboxOff = setup.Reason()

@@ -35,10 +35,11 @@ or try 'cuff demo'.
 func (a *app) recordCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "record",
-		Short: "List, show, summarise, clean and export recorded sessions",
+		Short: "List, show, summarise, delete, restore, clean and export recorded sessions",
 	}
 	cmd.AddCommand(a.recordListCommand(), a.recordShowCommand(), a.recordStatsCommand(),
-		a.recordCleanCommand(), a.recordExportCommand(), a.recordGenerateCommand())
+		a.recordCleanCommand(), a.recordExportCommand(), a.recordGenerateCommand(),
+		a.recordRmCommand(), a.recordRestoreCommand())
 	return cmd
 }
 
@@ -263,6 +264,17 @@ func (a *app) recordCleanCommand() *cobra.Command {
 			plan, err := s.PlanClean(time.Now().Add(-age))
 			if err != nil {
 				return err
+			}
+			if !dryRun {
+				// Sessions deleted with record rm (or D in the TUI) that long ago go for good.
+				n, freed, err := s.Purge(plan.Cutoff)
+				if n > 0 {
+					fmt.Fprintf(a.stdout, "Emptied the trash of %s deleted before %s, freed %s.\n", report.Plural(int64(n), "session"),
+						plan.Cutoff.Local().Format(report.TimeLayout), report.Bytes(freed))
+				}
+				if err != nil {
+					return err
+				}
 			}
 			if len(plan.Sessions) == 0 {
 				fmt.Fprintf(a.stdout, "Nothing to clean: no session is older than %s.\n", report.Age(age))

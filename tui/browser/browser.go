@@ -175,6 +175,23 @@ func (m Model) Loaded() bool { return m.loaded }
 // RefreshMsg asks the root to list the sessions again now.
 type RefreshMsg struct{}
 
+// CopyMsg asks the root to copy the selected session's id (y).
+type CopyMsg struct{ Info session.Info }
+
+// DeleteMsg asks the root to delete the selected session (D).
+type DeleteMsg struct{ Info session.Info }
+
+// UndoMsg asks the root to bring back what D just deleted (u).
+type UndoMsg struct{}
+
+// StatsMsg asks the root for the stats per day of the sessions listed (S).
+type StatsMsg struct{ Infos []session.Info }
+
+// NoteMsg asks the root to show a short note.
+type NoteMsg struct{ Text string }
+
+func send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
 // Update handles listings and keys.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -227,9 +244,41 @@ func (m Model) handleKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 			m.setQuery("")
 		}
 	case key.Matches(msg, k.Refresh):
-		return m, func() tea.Msg { return RefreshMsg{} }
+		return m, send(RefreshMsg{})
+	case key.Matches(msg, k.Copy):
+		if info, ok := m.Selected(); ok {
+			return m, send(CopyMsg{Info: info})
+		}
+	case key.Matches(msg, k.NextFail):
+		if !m.jumpFailure(1) {
+			return m, send(NoteMsg{Text: "No session with failures below"})
+		}
+	case key.Matches(msg, k.PrevFail):
+		if !m.jumpFailure(-1) {
+			return m, send(NoteMsg{Text: "No session with failures above"})
+		}
+	case key.Matches(msg, k.Delete):
+		if info, ok := m.Selected(); ok {
+			return m, send(DeleteMsg{Info: info})
+		}
+	case key.Matches(msg, k.Undo):
+		return m, send(UndoMsg{})
+	case key.Matches(msg, k.Stats):
+		return m, send(StatsMsg{Infos: m.rows})
 	}
 	return m, nil
+}
+
+// jumpFailure selects the next (dir 1) or previous (dir -1) session with
+// failures, and reports whether there was one.
+func (m *Model) jumpFailure(dir int) bool {
+	for i := m.cursor + dir; i >= 0 && i < len(m.rows); i += dir {
+		if m.rows[i].Failures > 0 {
+			m.move(i - m.cursor)
+			return true
+		}
+	}
+	return false
 }
 
 // typeQuery edits the query; the list follows every keystroke. Enter
@@ -291,6 +340,17 @@ func (m *Model) setSessions(msg ListedMsg) {
 	m.cursor = at
 	m.offset = at - line
 	m.scrollTo(at)
+}
+
+// SelectSession selects the listed session that is info, when it is
+// listed, and reports whether it was.
+func (m *Model) SelectSession(info session.Info) bool {
+	at := slices.IndexFunc(m.rows, func(i session.Info) bool { return sameSession(i, info) })
+	if at < 0 {
+		return false
+	}
+	m.move(at - m.cursor)
+	return true
 }
 
 func sameSession(a, b session.Info) bool { return a.ID == b.ID && a.Source == b.Source }

@@ -1,7 +1,6 @@
 package dialog
 
 import (
-	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -25,9 +24,7 @@ type Help struct {
 	keys     keys.Help
 	sections []HelpSection
 	title    string
-	top      int // the first body line shown
-	maxTop   int // the last top that still fills the box, as last drawn
-	page     int // body lines shown, as last drawn
+	scroll   scroller
 }
 
 // NewHelp opens the help: a title and its sections of keys.
@@ -41,36 +38,7 @@ var _ Dialog = (*Help)(nil)
 func (h *Help) ID() string { return "help" }
 
 // HandleMsg scrolls, and closes on esc, q or ?.
-func (h *Help) HandleMsg(msg tea.Msg) Action {
-	kp, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return ActionNone{}
-	}
-	k := h.keys
-	switch {
-	case key.Matches(kp, k.Close):
-		return ActionClose{}
-	case key.Matches(kp, k.Down):
-		h.scroll(1)
-	case key.Matches(kp, k.Up):
-		h.scroll(-1)
-	case key.Matches(kp, k.PageDown):
-		h.scroll(max(h.page-1, 1))
-	case key.Matches(kp, k.PageUp):
-		h.scroll(-max(h.page-1, 1))
-	case key.Matches(kp, k.Top):
-		h.top = 0
-	case key.Matches(kp, k.Bottom):
-		h.top = h.maxTop
-	}
-	return ActionNone{}
-}
-
-func (h *Help) scroll(n int) { h.top = min(max(h.top+n, 0), h.maxTop) }
-
-// helpFrame is what the dialog style adds around the text: border and
-// padding, in lines.
-const helpFrame = 4
+func (h *Help) HandleMsg(msg tea.Msg) Action { return h.scroll.handle(msg, h.keys) }
 
 // View draws the keys in as many columns as fit the screen, and as many
 // lines as fit its height; the rest is a scroll away.
@@ -84,21 +52,7 @@ func (h *Help) View(width, height int) string {
 		body = append(body, h.st.Header.Render(sec.Title))
 		body = append(body, h.columns(sec.Keys, inner)...)
 	}
-	// Title, blank and footer are always shown; the body scrolls between.
-	room := max(height-helpFrame-3-helpMargin, 1)
-	h.page = min(room, len(body))
-	h.maxTop = max(len(body)-room, 0)
-	h.top = min(h.top, h.maxTop)
-	footer := "esc closes"
-	if h.maxTop > 0 {
-		below := len(body) - h.top - room
-		footer = fmt.Sprintf("↑/↓ scroll · %d above · %d below · esc closes", h.top, below)
-	}
-	lines := []string{h.st.Title.Render(h.title), ""}
-	lines = append(lines, body[h.top:h.top+h.page]...)
-	lines = append(lines, h.st.Muted.Render(common.Truncate(footer, inner)))
-	box := h.st.Dialog.BorderForeground(h.st.Palette.Primary)
-	return box.Render(strings.Join(lines, "\n"))
+	return scrolledBox(h.st, &h.scroll, h.title, body, inner, height)
 }
 
 // helpMargin is the screen lines left free around the help box.

@@ -45,7 +45,13 @@ type Browser struct {
 	Clear    key.Binding
 	Refresh  key.Binding
 	// Find opens the search across every session.
-	Find key.Binding
+	Find     key.Binding
+	Copy     key.Binding // y: the session's id
+	NextFail key.Binding // x: the next session with failures
+	PrevFail key.Binding // X
+	Delete   key.Binding // D: to the trash
+	Undo     key.Binding // u: restore what D just deleted
+	Stats    key.Binding // S: per day, across the sessions listed
 	// KeepFilter, ClearFilter and Select work while a filter is typed.
 	KeepFilter  key.Binding
 	ClearFilter key.Binding
@@ -83,6 +89,13 @@ type Viewer struct {
 	Follow     key.Binding
 	Answer     key.Binding // open the prompt of a pending approval
 	Back       key.Binding
+	Copy       key.Binding // y: the command, output or message
+	Pager      key.Binding // o: open it in $PAGER
+	Editor     key.Binding // E: open it in $EDITOR
+	NextFail   key.Binding // x: the next failure, whatever the filter
+	PrevFail   key.Binding // X
+	Delete     key.Binding // D: the session, to the trash
+	Stats      key.Binding // S: the session's stats
 }
 
 // Search bindings work while typing a search.
@@ -149,6 +162,12 @@ func DefaultKeyMap() KeyMap {
 			Clear:       b(k("esc"), h("esc", "clear filter")),
 			Refresh:     b(k("r", "ctrl+r"), h("r", "refresh")),
 			Find:        b(k("s", "ctrl+f"), h("s", "search all")),
+			Copy:        b(k("y"), h("y", "copy id")),
+			NextFail:    b(k("x"), h("x/X", "failures")),
+			PrevFail:    b(k("X"), h("X", "previous with failures")),
+			Delete:      b(k("D"), h("D", "delete")),
+			Undo:        b(k("u"), h("u", "undo delete")),
+			Stats:       b(k("S"), h("S", "stats")),
 		},
 		Finder: Finder{
 			Run:  b(k("enter"), h("enter", "search/open")),
@@ -177,6 +196,13 @@ func DefaultKeyMap() KeyMap {
 			Follow:     b(k("f"), h("f", "follow")),
 			Answer:     b(k("a"), h("a", "answer approval")),
 			Back:       b(k("esc", "backspace"), h("esc", "back")),
+			Copy:       b(k("y"), h("y", "copy")),
+			Pager:      b(k("o"), h("o", "open in $PAGER")),
+			Editor:     b(k("E"), h("E", "open in $EDITOR")),
+			NextFail:   b(k("x"), h("x/X", "failures")),
+			PrevFail:   b(k("X"), h("X", "previous failure")),
+			Delete:     b(k("D"), h("D", "delete")),
+			Stats:      b(k("S"), h("S", "stats")),
 		},
 		Help: Help{
 			Down:     b(k("down", "j"), h("↓/j", "scroll")),
@@ -220,7 +246,7 @@ var (
 
 // ShortHelp implements help.KeyMap.
 func (k Browser) ShortHelp() []key.Binding {
-	return []key.Binding{k.Open, k.Filter, k.Find, k.Move}
+	return []key.Binding{k.Open, k.Filter, k.Find, k.Move, k.NextFail, k.Stats, k.Delete, k.Copy}
 }
 
 // ShortHelp implements help.KeyMap.
@@ -236,12 +262,13 @@ func (k Browser) FilterHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k Browser) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Open, k.Filter, k.Clear, k.Refresh, k.Find}}
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Open, k.Filter, k.Clear, k.Refresh, k.Find}, {k.NextFail, k.Copy, k.Delete, k.Undo, k.Stats}}
 }
 
 // ShortHelp implements help.KeyMap.
 func (k Viewer) ShortHelp() []key.Binding {
-	return []key.Binding{k.Move, k.Toggle, k.Search, k.Filter, k.Follow}
+	return []key.Binding{k.Move, k.Toggle, k.Search, k.NextFail, k.Filter, k.Follow, k.Copy, k.Pager, k.Stats}
 }
 
 // FullHelp implements help.KeyMap.
@@ -251,6 +278,7 @@ func (k Viewer) FullHelp() [][]key.Binding {
 		{k.Toggle, k.ToggleAll, k.PrevPrompt, k.Follow, k.Back},
 		{k.Search, k.Next, k.Filter}, // Next's help names N too; a is a global key
 		{k.FilterKind},
+		{k.NextFail, k.Copy, k.Pager, k.Editor, k.Stats, k.Delete},
 	}
 }
 

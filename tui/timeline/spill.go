@@ -296,3 +296,15 @@ func (it *Item) FieldLines(f Field) int {
 	}
 	return fieldLines(it.fieldOf(f))
 }
+
+// FieldLater returns a function that reads one of the item's big text
+// fields (see Field) and may run on another goroutine: what it needs is
+// taken now, so the item may change meanwhile.
+func (it *Item) FieldLater(f Field) func() (string, error) {
+	if r := it.spill.find(f); r != nil {
+		ref, b := *r, it.spill.b
+		return func() (string, error) { return b.read(&ref) }
+	}
+	v := it.fieldOf(f)
+	return func() (string, error) { return v, nil }
+}

@@ -124,6 +124,29 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if req := m.pendingApproval(); req != nil {
 			return func() tea.Msg { return AnswerMsg{Request: req} }
 		}
+	case key.Matches(msg, k.Copy):
+		if c, ok := m.CopyTarget(); ok {
+			return func() tea.Msg { return CopyMsg{Content: c} }
+		}
+		return note("Nothing to copy here")
+	case key.Matches(msg, k.Pager), key.Matches(msg, k.Editor):
+		if c, ok := m.OpenTarget(); ok {
+			editor := key.Matches(msg, k.Editor)
+			return func() tea.Msg { return OpenMsg{Content: c, Editor: editor} }
+		}
+		return note("Nothing to open here")
+	case key.Matches(msg, k.NextFail):
+		if !m.JumpFailure(1) {
+			return note("No failure below")
+		}
+	case key.Matches(msg, k.PrevFail):
+		if !m.JumpFailure(-1) {
+			return note("No failure above")
+		}
+	case key.Matches(msg, k.Delete):
+		return func() tea.Msg { return DeleteMsg{} }
+	case key.Matches(msg, k.Stats):
+		return func() tea.Msg { return StatsMsg{} }
 	case key.Matches(msg, k.Back):
 		if m.search.query != "" {
 			m.clearSearch()
@@ -133,6 +156,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	return nil
 }
+
+func note(text string) tea.Cmd { return func() tea.Msg { return NoteMsg{Text: text} } }
 
 // toggle expands or folds an item, keeping its first line where it is.
 func (m *Model) toggle(it *timeline.Item) {

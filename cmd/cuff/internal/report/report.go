@@ -276,3 +276,6 @@ func SessionCSV(w io.Writer, sessions []session.Info) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// Clip shortens s to one line of n display columns, with an ellipsis.
+func Clip(s string, n int) string { return clip(oneLine(s), n) }
