@@ -184,6 +184,19 @@ func (m Model) openCmd(msg viewer.OpenMsg) tea.Cmd {
 	}
 }
 
+// allSources is every source, and the parts of the ones that join others
+// (session.Joined): what a session's Info.Source may name.
+func (m Model) allSources() []session.Source {
+	var out []session.Source
+	for _, src := range m.opts.Sources {
+		out = append(out, src)
+		if j, ok := src.(interface{ Parts() []session.Source }); ok {
+			out = append(out, j.Parts()...)
+		}
+	}
+	return out
+}
+
 // env reads the environment (Options.Getenv in tests).
 func (m Model) env(name string) string {
 	if m.opts.Getenv != nil {
@@ -195,9 +208,12 @@ func (m Model) env(name string) string {
 // trasherOf is the source that can delete info's session, or an error that
 // says why not.
 func (m Model) trasherOf(info session.Info) (session.Trasher, error) {
-	src := m.sourceNamed(info.Source)
-	if t, ok := src.(session.Trasher); ok && info.Source == session.NativeSourceName {
-		return t, nil
+	if info.Source == session.NativeSourceName && len(info.Parts) == 0 {
+		for _, src := range m.allSources() {
+			if t, ok := src.(session.Trasher); ok && src.Name() == session.NativeSourceName {
+				return t, nil
+			}
+		}
 	}
 	where := info.Path
 	if where == "" {
@@ -262,7 +278,7 @@ func (m Model) trashed(msg trashedMsg) (Model, tea.Cmd, bool) {
 }
 
 func (m Model) usageCmd(info session.Info) tea.Cmd {
-	src := m.sourceNamed(info.Source)
+	src := m.targetOf(info).Source
 	ctx := m.opts.Context
 	return func() tea.Msg {
 		if src == nil {
@@ -274,7 +290,7 @@ func (m Model) usageCmd(info session.Info) tea.Cmd {
 }
 
 func (m Model) dailyCmd(infos []session.Info) tea.Cmd {
-	sources, loc, ctx, cache := m.opts.Sources, m.opts.Location, m.opts.Context, m.opts.StatsCache
+	sources, loc, ctx, cache := m.allSources(), m.opts.Location, m.opts.Context, m.opts.StatsCache
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, dailyBudget)
 		defer cancel()
