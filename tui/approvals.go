@@ -42,6 +42,13 @@ type Request struct {
 	Diff      string
 	CreatedAt time.Time
 	ExpiresAt time.Time
+	// Parts, Description, SessionTitle, NotAlways and TrustNote are as in
+	// dialog.Request.
+	Parts        []dialog.Part
+	Description  string
+	SessionTitle string
+	NotAlways    string
+	TrustNote    string
 }
 
 // ApprovalMsg is one change among the pending approval requests, sent into
@@ -209,7 +216,9 @@ func (m *Model) showNext(popped bool) tea.Cmd {
 // openQueued opens the prompt of a queued request.
 func (m *Model) openQueued(r Request, popped bool) tea.Cmd {
 	d := dialog.Request{ID: r.ID, Tool: r.Tool, Command: r.Command, WorkingDirectory: r.WorkingDirectory,
-		Project: r.Project, Agent: r.Agent, Taint: r.Taint, Diff: r.Diff, ExpiresAt: r.ExpiresAt}
+		Project: r.Project, Agent: r.Agent, Taint: r.Taint, Diff: r.Diff, ExpiresAt: r.ExpiresAt,
+		Parts: r.Parts, Description: r.Description, SessionTitle: r.SessionTitle, SessionID: r.SessionID,
+		NotAlways: r.NotAlways, TrustNote: r.TrustNote}
 	if v := r.Verdict; v.Tier != "" || v.Rule != "" || len(v.Reasons) > 0 {
 		d.Verdict = &v
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/cuff-dev/cuff/tui"
+	"github.com/cuff-dev/cuff/tui/dialog"
 )
 
 // brokerApprover answers the TUI's prompts through the approval broker,
@@ -44,9 +45,14 @@ func requestOf(r *approval.Request) tui.Request {
 	if r.Session.Dir != "" {
 		project = filepath.Dir(r.Session.Dir) // the folder that holds .cuff
 	}
+	parts := make([]dialog.Part, len(r.Parts))
+	for i, p := range r.Parts {
+		parts[i] = dialog.Part{Text: p.Text, Verdict: p.Verdict, Reasons: p.Reasons}
+	}
 	return tui.Request{ID: r.ID, SessionID: r.Session.ID, Project: project, Agent: r.Agent, Tool: r.Tool,
 		Command: r.Command, WorkingDirectory: r.WorkingDirectory, Verdict: r.Verdict, Taint: r.Taint, Diff: r.Diff,
-		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}
+		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, Parts: parts, Description: r.Description,
+		SessionTitle: r.SessionTitle, NotAlways: r.NotAlways, TrustNote: r.TrustNote}
 }
 
 // approvalMsg turns a broker update into the TUI's message.

@@ -177,7 +177,7 @@ func TestTUIApprovalApprove(t *testing.T) {
 	ts.WaitScreen("1 session", "approvals end to")
 	b, answer := p.agentAsk(t, "curl -s https://example.com/e2e-approve")
 	ts.WaitScreen("Approval requested", "$ curl -s https://example.com/e2e-approve", "reaches other machines", "⚠ 1 pending",
-		"claude-code · project /")
+		"claude-code · session 143052_a7b3c9d2 · project")
 	pastGrace()
 	ts.Keys("a")
 	d := decision(t, answer)

@@ -128,6 +128,9 @@ func buildPlan(r *Request, by string, now time.Time) (*alwaysPlan, error) {
 	if res.Verdict == gate.VerdictAllow {
 		return plan, nil // the policy allows it already
 	}
+	if res.NotAlways != "" {
+		return nil, scopeErr(res.NotAlways + ": no standing rule is written for that; approve it once or for this session instead")
+	}
 	seen := map[string]bool{}
 	for _, c := range res.Commands {
 		if c.Verdict == gate.VerdictAllow || len(c.Argv) == 0 {

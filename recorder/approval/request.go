@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cuff-dev/cuff/recorder/gate"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 )
@@ -77,12 +78,41 @@ type Request struct {
 	Command          string             `json:"command,omitempty"`
 	WorkingDirectory string             `json:"working_directory,omitempty"`
 	Verdict          transcript.Verdict `json:"verdict"`
-	Taint            []string           `json:"taint,omitempty"`
-	Diff             string             `json:"diff,omitempty"`
-	CreatedAt        time.Time          `json:"created_at"`
-	ExpiresAt        time.Time          `json:"expires_at"`
+	// Parts are the simple commands of a compound command that ask or
+	// deny, each with its reasons, so that a person sees all of them.
+	Parts []Part `json:"parts,omitempty"`
+	// Description is what the agent said the command is for.
+	Description string `json:"description,omitempty"`
+	// SessionTitle is the asking agent session's title, when it has one.
+	SessionTitle string `json:"session_title,omitempty"`
+	// NotAlways says why "always" is not offered for the command.
+	NotAlways string `json:"not_always,omitempty"`
+	// TrustNote says what of the project's .cuff files waits to be trusted.
+	TrustNote string    `json:"trust_note,omitempty"`
+	Taint     []string  `json:"taint,omitempty"`
+	Diff      string    `json:"diff,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at"`
 	// PID is the requesting process.
 	PID int `json:"pid,omitempty"`
+}
+
+// Part is one simple command of a request that asks or denies.
+type Part struct {
+	Text    string   `json:"text"`
+	Verdict string   `json:"verdict"`
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// PartsOf lists the parts of a gate result that ask or deny.
+func PartsOf(res gate.Result) []Part {
+	var out []Part
+	for _, c := range res.Commands {
+		if c.Verdict >= gate.VerdictAsk {
+			out = append(out, Part{Text: c.Text, Verdict: c.Verdict.String(), Reasons: c.Reasons})
+		}
+	}
+	return out
 }
 
 // Decision answers a request: the contents of approvals/decided/<id>.json.

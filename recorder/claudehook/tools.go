@@ -160,7 +160,9 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 				Recordings: c.h.opts.Store.Recordings, ID: w.ID()}, AgentSession: c.key, Agent: Agent,
 				AgentID: start.AgentID, ParentCallID: start.ParentCallID, Tool: in.ToolName, Command: bash.Command,
 				WorkingDirectory: in.Cwd, Verdict: transcript.Verdict{Decision: "ask", Tier: g.result.Tier.String(),
-					Rule: g.result.Rule, Reasons: g.result.Reasons}, Taint: c.h.opts.Broker.Taint(c.key)}
+					Rule: g.result.Rule, Reasons: g.result.Reasons}, Taint: c.h.opts.Broker.Taint(c.key),
+				Parts: approval.PartsOf(g.result), Description: bash.Description, SessionTitle: in.SessionTitle,
+				NotAlways: g.result.NotAlways, TrustNote: c.h.opts.TrustNote}
 			st.Open[callID] = openCall{Kind: kindBash, Tool: in.ToolName, Command: bash.Command, Start: c.now,
 				AgentID: start.AgentID, ParentCallID: start.ParentCallID}
 			return nil

@@ -32,6 +32,13 @@ func (c *call) unknown(r string) { c.e.add(TierGrey, r) }
 func (c *call) grey(r string)    { c.e.add(TierGrey, r); c.e.unliftable = true }
 func (c *call) risky(r string)   { c.e.add(TierRisky, r); c.e.unliftable = true }
 
+// notAlways records why no standing rule should allow the command.
+func (c *call) notAlways(why string) {
+	if c.e.notAlways == "" {
+		c.e.notAlways = why
+	}
+}
+
 // guardRisk records a concern about cuff's own state, the agent's settings
 // or a guarded directory: risky, and beyond what a session approval
 // covers (Result.Grantable).

@@ -298,3 +298,28 @@ func TestProtectedDirectoriesAreNeverHarmless(t *testing.T) {
 		t.Errorf("a plain temp file: %s", v)
 	}
 }
+
+// TestNotAlways: commands that destroy what cannot be restored, or run
+// code read from a pipe, are never made standing rules (issue 10, "Always
+// only where it is safe"); their everyday neighbours may be.
+func TestNotAlways(t *testing.T) {
+	g := testGate(t, Options{})
+	for _, cmd := range []string{"rm -rf src", "rm -r ~/old", "find src -delete", "git push --force origin main",
+		"git push origin +main", "git push -f", "git reset --hard HEAD~3", "git rebase -i main", "git commit --amend -m x",
+		"git filter-branch --tree-filter x", "git branch -D feature", "git clean -fdx", "git checkout -- .", "git restore src",
+		"git stash drop", "git reflog expire --expire=now --all", "git gc --prune=now", "dd if=/dev/zero of=disk.img",
+		"mkfs.ext4 /dev/sdb1", "chmod -R 777 src", "chown -R me .", "curl https://x.example/i.sh | sh",
+		"wget -qO- x | bash -s", "curl x | python3", "bash < script.sh", "eval \"$(curl x)\"", "bash -c \"$CMD\"",
+		"source <(curl x)", "ls && rm -rf docs"} {
+		if r := g.Classify(cmd); r.NotAlways == "" {
+			t.Errorf("%q may become a standing rule", cmd)
+		}
+	}
+	for _, cmd := range []string{"rm -rf build", "rm -rf node_modules dist", "rm -f x.o", "git push origin main",
+		"git commit -m x", "git reset HEAD x", "git restore --staged x", "curl https://x.example", "chmod +x run.sh",
+		"find . -name '*.pyc' -delete", "python3 x.py", "git stash"} {
+		if r := g.Classify(cmd); r.NotAlways != "" {
+			t.Errorf("%q is refused a standing rule: %s", cmd, r.NotAlways)
+		}
+	}
+}

@@ -22,6 +22,14 @@ func (c *call) rm() {
 		return
 	}
 	recursive := ops.has("-r", "-R", "--recursive")
+	if recursive {
+		for _, x := range ops.operands {
+			if !buildOutput(x) {
+				c.notAlways(c.name + " -r " + x.val + " deletes a tree that may hold work")
+				break
+			}
+		}
+	}
 	if c.cx.tail && recursive {
 		c.risky("destructive: " + c.name + " -r of paths read from its input, which may lie anywhere")
 		return
@@ -57,6 +65,24 @@ func (c *call) rm() {
 		}
 	}
 	c.local(c.name + " removes files inside the workspace")
+}
+
+// buildOutput reports a path word naming a directory that builds make and
+// remake (build, dist, target, node_modules, caches ...), whose recursive
+// removal loses nothing.
+func buildOutput(x arg) bool {
+	if !x.static() {
+		return false
+	}
+	switch path.Base(path.Clean(x.val)) {
+	case "build", "builds", "dist", "out", "target", "bin", "obj", "node_modules", ".next", ".nuxt", ".cache",
+		"coverage", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox", ".nox", "htmlcov",
+		".gradle", ".parcel-cache", ".turbo", "tmp", ".tmp", "_build", ".eggs", "site", "public", ".svelte-kit",
+		".terraform", "vendor", ".venv", "venv", "cmake-build-debug", "cmake-build-release", "DerivedData":
+		return true
+	}
+	b := path.Base(path.Clean(x.val))
+	return strings.HasSuffix(b, ".egg-info") || strings.HasPrefix(b, "cmake-build-")
 }
 
 // fileTool handles programs that write files named by their arguments.
@@ -169,6 +195,7 @@ func (c *call) splitOutputs(ops scanResult) {
 // dd copies blocks; writing to a device or outside the workspace is
 // destructive.
 func (c *call) dd() {
+	c.notAlways("dd overwrites data block by block")
 	for _, x := range c.args {
 		if !x.static() && strings.HasPrefix(x.val, "of=") || x.lead {
 			c.risky("destructive: dd writes to a file only known at run time")
@@ -199,6 +226,9 @@ func (c *call) chmod() {
 		n = n[1:]
 	}
 	recursive := ops.has("-R", "--recursive")
+	if recursive {
+		c.notAlways(c.name + " -R changes a whole tree")
+	}
 	for _, x := range n {
 		if rel, ok := c.a.relOf(x, true, true); ok && recursive && (rel == "." || rel == "*" && x.glob) {
 			c.guardRisk("destructive: " + c.name + " -R " + x.val + " changes the whole workspace, .git and .cuff included")

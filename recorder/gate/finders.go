@@ -92,6 +92,11 @@ func (c *call) find() {
 	}
 	if deleting {
 		for _, s := range starts {
+			if everything && !buildOutput(s) {
+				c.notAlways("find " + s.val + " -delete deletes a tree that may hold work")
+			}
+		}
+		for _, s := range starts {
 			if k := c.a.place(s, false).kind; !k.writable() {
 				c.risky("destructive: find -delete removes files under " + s.val + ", outside the workspace")
 				return

@@ -329,6 +329,9 @@ func (r *Result) summarise() {
 		r.AgentCode = r.AgentCode || x.AgentCode
 		r.Secret = r.Secret || x.Secret
 		r.Guarded = r.Guarded || x.guarded
+		if r.NotAlways == "" {
+			r.NotAlways = x.notAlways
+		}
 	}
 	r.Reasons = make([]string, 0, len(c.Reasons)+1)
 	if len(r.Commands) > 1 {

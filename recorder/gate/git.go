@@ -131,6 +131,9 @@ func (c *call) gitDir(d arg) {
 // gitSub classifies a git subcommand and its options.
 func (c *call) gitSub(sub string, rest []arg) {
 	what := "git " + sub
+	if why := gitHistoryRisk(sub, rest); why != "" {
+		c.notAlways(why)
+	}
 	if hook, ok := runsHook(sub, c.a.repoHooks(c.a.cwd)); ok {
 		c.agentCode(what + " runs the repository's " + hook + " hook")
 	}
@@ -310,6 +313,71 @@ func (c *call) gitSub(sub string, rest []arg) {
 	default:
 		c.unknown(what + " is not a git command the gate knows; it may be an alias")
 	}
+}
+
+// gitHistoryRisk says why git sub with args destroys what cannot be
+// restored (history, stashes, uncommitted work, the remote's branches), or
+// "": such a command is never made a standing rule.
+func gitHistoryRisk(sub string, args []arg) string {
+	has := func(names ...string) bool {
+		for _, x := range args {
+			for _, n := range names {
+				if x.val == n || strings.HasPrefix(n, "--") && strings.HasPrefix(x.val, n+"=") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	switch sub {
+	case "push":
+		for _, x := range args {
+			if x.val == "-f" || isLong(x.val, "force") || strings.HasPrefix(x.val, "--force-with-lease") || x.val == "--mirror" ||
+				x.val == "-d" || isLong(x.val, "delete") || strings.HasPrefix(x.val, "+") || strings.HasPrefix(x.val, ":") ||
+				x.val == "--prune" {
+				return "git push " + x.val + " rewrites or deletes history on the remote"
+			}
+		}
+	case "reset":
+		if has("--hard", "--merge", "--keep") {
+			return "git reset --hard throws uncommitted work away"
+		}
+	case "rebase", "filter-branch", "filter-repo", "replace":
+		return "git " + sub + " rewrites history"
+	case "commit":
+		if has("--amend") {
+			return "git commit --amend rewrites the last commit"
+		}
+	case "branch":
+		if has("-D", "--delete", "-d") && has("-D", "--force", "-f") {
+			return "git branch -D deletes a branch that may not be merged"
+		}
+	case "clean":
+		if !has("-n", "--dry-run") {
+			return "git clean deletes untracked files for good"
+		}
+	case "checkout", "restore":
+		if has("--", ".", "-f", "--force", "--worktree", "-W") || sub == "restore" && !has("--staged", "-S") {
+			return "git " + sub + " throws uncommitted changes away"
+		}
+	case "stash":
+		if has("drop", "clear") {
+			return "git stash drop throws a stash away"
+		}
+	case "reflog":
+		if has("expire", "delete") {
+			return "git reflog expire forgets the history that recovers lost commits"
+		}
+	case "gc", "prune":
+		if has("--prune=now", "--prune=all", "--expire=now") || sub == "prune" {
+			return "git " + sub + " deletes unreachable commits for good"
+		}
+	case "update-ref", "symbolic-ref":
+		if has("-d", "--delete") {
+			return "git " + sub + " -d deletes a reference"
+		}
+	}
+	return ""
 }
 
 // gitValueish reports subcommands whose computed words are usually values

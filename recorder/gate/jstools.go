@@ -212,6 +212,9 @@ func (c *call) node() {
 	case ops.has("-c", "--check"):
 		c.local(c.name + " --check only checks syntax")
 	case len(ops.operands) == 0:
+		if c.cx.piped {
+			c.notAlways(c.name + " runs code read from a pipe, which may differ every time")
+		}
 		c.risky("interpreter: " + c.name + " runs code read from its input")
 	default:
 		c.risky("interpreter: " + c.name + " runs " + ops.operands[0].val + ", which can do anything, including reach the network")

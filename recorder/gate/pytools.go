@@ -27,6 +27,9 @@ func (c *call) python() {
 		c.agentCode("manage.py runs the Django project's code")
 		c.unknown("manage.py " + ops.operands[1].val + " runs the Django project's tests or checks")
 	case len(ops.operands) == 0 || ops.operands[0].val == "-":
+		if c.cx.piped {
+			c.notAlways(c.name + " runs code read from a pipe, which may differ every time")
+		}
 		c.risky("interpreter: " + c.name + " runs code read from its input")
 	default:
 		c.risky("interpreter: " + c.name + " runs " + ops.operands[0].val + ", which can do anything, including reach the network")

@@ -20,6 +20,12 @@ type Result struct {
 	AgentCode bool `json:"agent_code"`
 	// Secret is set when some part reads credential material.
 	Secret bool `json:"secret"`
+	// NotAlways, when set, says why no standing rule ("always") should
+	// allow the command: it destroys what cannot be restored (rm -r of more
+	// than a build directory, history rewrites, force pushes, dd and mkfs,
+	// recursive chmod and chown), or it runs code read from a pipe or only
+	// known when it runs. Approving it once or for a session stays open.
+	NotAlways string `json:"not_always,omitempty"`
 	// Guarded is set when some part changes cuff's own state (approvals,
 	// grants, policy), the agent's settings and hooks, or a guarded
 	// directory (.git, .cuff, .claude, .codex): only a person's approval of
@@ -59,6 +65,8 @@ type Command struct {
 	projectRule bool
 	// secret: the command reads credential material (see Secret).
 	secret bool
+	// notAlways says why no standing rule should allow the command.
+	notAlways string
 	// guarded: the command changes cuff's state, the agent's settings or
 	// a guarded directory (see Result.Guarded).
 	guarded  bool

@@ -14,6 +14,7 @@ options:
 	for ; i < len(c.args); i++ {
 		x := c.args[i]
 		if x.lead || x.glob && strings.HasPrefix(x.val, "-") {
+			c.notAlways(c.name + " runs what is only known when it runs")
 			c.risky("indirection: an option of " + c.name + " is only known at run time")
 			return
 		}
@@ -62,6 +63,7 @@ options:
 		c.local(c.name + " -c without a script does nothing")
 	case cflag:
 		if !ops[0].static() {
+			c.notAlways(c.name + " -c runs a script only known when it runs")
 			c.risky("indirection: " + c.name + " -c runs a script only known at run time: " + ops[0].val)
 			return
 		}
@@ -100,12 +102,14 @@ func (c *call) stdinScript() {
 				c.runScript(body, false)
 				return
 			case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn:
+				c.notAlways(c.name + " runs commands read from " + wordText(c.cx.src, r.Word) + ", which may differ every time")
 				c.risky("interpreter: " + c.name + " runs commands read from " + wordText(c.cx.src, r.Word))
 				return
 			}
 		}
 	}
 	if c.cx.piped {
+		c.notAlways(c.name + " runs commands read from a pipe, which may differ every time")
 		c.risky("indirection: " + c.name + " runs commands read from a pipe")
 		return
 	}
@@ -120,6 +124,7 @@ func (c *call) eval() {
 	}
 	code := joinArgs(c.args)
 	if !code.static() {
+		c.notAlways("eval runs code only known when it runs")
 		c.risky("indirection: eval runs code only known at run time: " + code.val)
 		return
 	}
@@ -141,6 +146,7 @@ func (c *call) source() {
 		return
 	}
 	if f.proc || !f.static() || f.val == "/dev/stdin" || f.val == "-" {
+		c.notAlways(c.name + " runs code only known when it runs")
 		c.risky("indirection: " + c.name + " runs code only known at run time: " + f.val)
 		return
 	}

@@ -97,6 +97,7 @@ func (s *Server) authorize(ctx context.Context, c *config, g *generation, cl *ca
 		CallID: cl.callID, AgentSession: key, Agent: cl.agent, AgentID: cl.corr.AgentID,
 		Tool: cl.tool, Command: command, WorkingDirectory: dir, Taint: taintNames,
 		Verdict: transcript.Verdict{Decision: gate.VerdictAsk.String(), Tier: res.Tier.String(), Rule: res.Rule, Reasons: res.Reasons},
+		Parts:   approval.PartsOf(res), NotAlways: res.NotAlways,
 		Session: approval.SessionRef{Dir: c.proj.Store.Dir, Recordings: c.proj.Store.Recordings},
 	}
 	if g != nil {

@@ -58,6 +58,25 @@ type Request struct {
 	ExpiresAt time.Time
 	// OnScreen says the request comes from the session on screen.
 	OnScreen bool
+	// Parts are the parts of a compound command that ask or deny, each
+	// with its own reasons; with more than one, the prompt lists them all.
+	Parts []Part
+	// Description is what the agent said the command is for.
+	Description string
+	// SessionTitle and SessionID name the session that asks.
+	SessionTitle, SessionID string
+	// NotAlways says why "always" is not offered; the A key then says so
+	// instead of answering.
+	NotAlways string
+	// TrustNote says what of the project's .cuff files waits to be trusted.
+	TrustNote string
+}
+
+// Part is one simple command of a request that asks or denies.
+type Part struct {
+	Text    string
+	Verdict string // ask or deny
+	Reasons []string
 }
 
 // RequestOf is the prompt's view of an approval_request event.
@@ -233,6 +252,12 @@ func (a *Approval) act(choice int) Action {
 	case choiceSession:
 		return ActionApprove{ID: a.req.ID, Scope: transcript.ScopeSession}
 	case choiceAlways:
+		if a.req.NotAlways != "" {
+			a.choice = choiceAlways
+			a.note = "Always is not offered: " + common.OneLine(common.Sanitize(a.req.NotAlways), 200) +
+				". Approve it once (a) or for this session (s)."
+			return ActionNone{}
+		}
 		return ActionApprove{ID: a.req.ID, Scope: transcript.ScopeAlways}
 	}
 	a.mode = modeReason

@@ -148,6 +148,11 @@ func (a *Approval) headLines(w int) []ranked {
 	}
 	lines = append(lines, ranked{"", rankDetail}, ranked{st.Muted.Render(what), rankDetail})
 	lines = append(lines, rankedLines(rankCommand, a.commandLines(w))...)
+	if d := strings.TrimSpace(r.Description); d != "" {
+		for _, l := range common.Wrap("“"+common.OneLine(common.Sanitize(d), 300)+"”", w) {
+			lines = append(lines, ranked{st.Muted.Render(l), rankWhere})
+		}
+	}
 	if r.WorkingDirectory != "" {
 		lines = append(lines, ranked{common.Truncate(st.Muted.Render("in ")+common.Sanitize(r.WorkingDirectory), w), rankWhere})
 	}
@@ -167,6 +172,14 @@ func (a *Approval) who() string {
 	var parts []string
 	if a.req.Agent != "" {
 		parts = append(parts, common.OneLine(common.Sanitize(a.req.Agent), 24))
+	}
+	switch title, id := common.OneLine(common.Sanitize(a.req.SessionTitle), 40), common.ShortID(common.Sanitize(a.req.SessionID)); {
+	case title != "" && id != "":
+		parts = append(parts, "session “"+title+"” ("+id+")")
+	case title != "":
+		parts = append(parts, "session “"+title+"”")
+	case id != "":
+		parts = append(parts, "session "+id)
 	}
 	if a.req.OnScreen {
 		parts = append(parts, "the session on screen")
@@ -214,7 +227,20 @@ func (a *Approval) whyLines(w int) []string {
 			lines = append(lines, strings.Repeat(" ", len(label))+style.Render(l))
 		}
 	}
-	if v := a.req.Verdict; v != nil {
+	if len(a.req.Parts) > 1 {
+		// A compound command: every part that asks or denies, with its
+		// own reasons, so that nothing hides behind the first.
+		for _, p := range a.req.Parts {
+			mark := "asks:   "
+			if p.Verdict == "deny" {
+				mark = "denies: "
+			}
+			add(mark, common.OneLine(p.Text, 200), st.Warn)
+			for _, reason := range p.Reasons {
+				add("        ", "• "+reason, st.Warn)
+			}
+		}
+	} else if v := a.req.Verdict; v != nil {
 		if v.Tier != "" {
 			add("gated:  ", v.Tier, st.Warn)
 		}
@@ -227,6 +253,12 @@ func (a *Approval) whyLines(w int) []string {
 	}
 	if len(a.req.Taint) > 0 {
 		add("taint:  ", strings.Join(a.req.Taint, ", "), st.Warn)
+	}
+	if a.req.NotAlways != "" {
+		add("always: ", "not offered: "+a.req.NotAlways, st.Muted)
+	}
+	if a.req.TrustNote != "" {
+		add("policy: ", strings.TrimPrefix(a.req.TrustNote, "cuff: "), st.Warn)
 	}
 	return lines
 }
