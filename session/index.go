@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cuff-dev/cuff/internal/atomicfile"
@@ -113,6 +115,7 @@ func (s *Store) Sessions() ([]*Meta, error) {
 	}
 	changed := false
 	present := make(map[string]bool, len(names))
+	var todo []*Meta // sessions to summarise (again), from where their summary stopped
 	for _, id := range names {
 		present[id] = true
 		fi, err := os.Lstat(s.EventsPath(id))
@@ -124,20 +127,30 @@ func (s *Store) Sessions() ([]*Meta, error) {
 			continue
 		}
 		if m == nil {
-			m = s.metaHint(id, fi)
+			// The meta file the writer left is the summary, when it is
+			// current: a lost index is rebuilt from them without reading
+			// (or rewriting) a single session.
+			if m = s.metaHint(id, fi); !m.stale(fi) {
+				ix.Sessions[id] = m
+				changed = true
+				continue
+			}
 		}
-		if err := summarize(s.EventsPath(id), m); err != nil {
-			s.warn("session %s: %v", id, err)
+		todo = append(todo, m)
+	}
+	for i, err := range summarizeAll(s, todo) {
+		m := todo[i]
+		if err != nil {
+			s.warn("session %s: %v", m.SessionID, err)
 			var nr *transcript.NotRegularError
-			if errors.As(err, &nr) && ix.Sessions[id] != nil {
-				delete(ix.Sessions, id) // refused, not listed
+			if errors.As(err, &nr) && ix.Sessions[m.SessionID] != nil {
+				delete(ix.Sessions, m.SessionID) // refused, not listed
 				changed = true
 			}
 			continue
 		}
-		ix.Sessions[id] = m
+		ix.Sessions[m.SessionID] = m
 		changed = true
-		_ = writeJSONAtomic(s.MetaPath(id), m) // best effort: the index has it
 	}
 	for id := range ix.Sessions {
 		if !present[id] {
@@ -174,6 +187,28 @@ func (s *Store) Sessions() ([]*Meta, error) {
 	return out, nil
 }
 
+// summarizeAll brings each summary up to date with its session file, on
+// every core, and returns each one's error. Meta files are not written: they
+// are the writers' (and the index, saved once, has the summaries).
+func summarizeAll(s *Store, metas []*Meta) []error {
+	errs := make([]error, len(metas))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), len(metas)) {
+		wg.Go(func() {
+			for i := range next {
+				errs[i] = summarize(s.EventsPath(metas[i].SessionID), metas[i])
+			}
+		})
+	}
+	for i := range metas {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return errs
+}
+
 // metaHint starts a summary from the session's meta file when it is still
 // a valid prefix summary of the file, else from nothing.
 func (s *Store) metaHint(id string, fi os.FileInfo) *Meta {
@@ -188,7 +223,7 @@ func (s *Store) metaHint(id string, fi os.FileInfo) *Meta {
 // saved in the meantime may be lost; the index is a cache, and the next
 // listing summarises that session again.
 func (s *Store) saveIndex(ix *Index) error {
-	return s.withIndexLock(func() error { return writeJSONAtomic(s.IndexPath(), ix) })
+	return s.withIndexLock(func() error { return writeCacheJSON(s.IndexPath(), ix) })
 }
 
 // updateIndexEntry records one session's summary in the index.
@@ -201,7 +236,7 @@ func (s *Store) updateIndexEntry(m *Meta) error {
 		ix.Sessions[m.SessionID] = m
 		ix.recount()
 		ix.LastUpdated = time.Now().UTC()
-		return writeJSONAtomic(s.IndexPath(), ix)
+		return writeCacheJSON(s.IndexPath(), ix)
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cuff-dev/cuff/internal/atomicfile"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/cuff-dev/cuff/transcript/foreign/stream"
 )
@@ -243,33 +244,40 @@ func (m *Meta) stale(fi os.FileInfo) bool {
 	return fi.Size() != m.FileSizeBytes || fi.ModTime().UnixNano() != m.FileModTime || m.Counted != CountsVersion
 }
 
-// writeJSONAtomic writes v to path through a temporary file and a rename,
-// so readers never see half a file.
+// writeJSONAtomic writes v to path durably, so that readers never see half
+// a file and a killed writer leaves nothing behind (see atomicfile).
 func writeJSONAtomic(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	return writeAtomic(path, append(data, '\n'), true)
+}
+
+// writeCacheJSON writes a cache (the index, meta files) as writeJSONAtomic
+// does, but compact and without waiting for the disk: a cache is checked
+// when read (against the session file's size and time) and rebuilt when it
+// is lost or does not parse, so a crash costs a rebuild, never data.
+func writeCacheJSON(path string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	return writeAtomic(path, append(data, '\n'), false)
+}
+
+// writeAtomic puts data at path through an unnamed (or temporary) file.
+func writeAtomic(path string, data []byte, sync bool) error {
+	f, err := atomicfile.Create(path, transcript.FileMode)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
+	f.NoSync = !sync
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("sync %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
-	}
-	return nil
+	return f.Commit()
 }
 
 // readMeta loads the meta file of a session.

@@ -162,7 +162,7 @@ func (w *Writer) refresh() error {
 	if err := summarize(w.Path(), &w.meta); err != nil {
 		return fmt.Errorf("summarise session %s: %w", w.id, err)
 	}
-	if err := writeJSONAtomic(w.store.MetaPath(w.id), &w.meta); err != nil {
+	if err := writeCacheJSON(w.store.MetaPath(w.id), &w.meta); err != nil {
 		return err
 	}
 	return w.store.updateIndexEntry(&w.meta)

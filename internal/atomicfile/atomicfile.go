@@ -5,9 +5,9 @@
 // the file being written has no name at all: a killed writer leaves only an
 // inode the kernel frees. Commit links it into place. Elsewhere it is a
 // hidden temporary file named after the target and the writer's pid
-// (.NAME.PID-RANDOM.cuff-tmp); the next Create for the same target removes
-// those whose writer is gone, and CleanStale removes them from a whole
-// directory.
+// (.NAME.PID-RANDOM.cuff-tmp) — as is, for an instant, a file that replaces
+// another on Commit. CleanStale removes those whose writer is gone; Create
+// does for its own target when it has to use one.
 package atomicfile
 
 import (
@@ -37,24 +37,28 @@ const staleAfter = 24 * time.Hour
 // Abort.
 type File struct {
 	*os.File
-	path  string
-	named string // the temporary name; "" while the file has none
-	done  bool
+	// NoSync skips the fsync on Commit: for caches, which are checked when
+	// read and rebuilt when lost.
+	NoSync bool
+	path   string
+	named  string // the temporary name; "" while the file has none
+	done   bool
 }
 
-// Create starts a file that will appear at path with mode perm. Stale
-// temporary files for path left by dead writers are removed first.
+// Create starts a file that will appear at path with mode perm.
 func Create(path string, perm os.FileMode) (*File, error) { return create(path, perm, true) }
 
 // create is Create; unnamed false skips O_TMPFILE (for tests of the named
 // way).
 func create(path string, perm os.FileMode, unnamed bool) (*File, error) {
-	CleanStale(filepath.Dir(path), filepath.Base(path))
 	if unnamed {
 		if f, err := openUnnamed(path, perm); err == nil {
 			return &File{File: f, path: path}, nil
 		}
 	}
+	// A named temporary file: the ones a killed writer left for the same
+	// target go first.
+	CleanStale(filepath.Dir(path), filepath.Base(path))
 	name := tempName(path)
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
@@ -114,8 +118,10 @@ func (f *File) commit(replace bool) error {
 		return errors.New("atomicfile: already committed or aborted")
 	}
 	defer f.Abort() // whatever is left unnamed or temporary
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", f.path, err)
+	if !f.NoSync {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", f.path, err)
+		}
 	}
 	if f.named == "" {
 		if !replace {
