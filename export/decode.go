@@ -17,7 +17,7 @@ func FileReader(path func(id string) string) ReadFunc {
 	return func(id string, fn func(*transcript.Event) error) (transcript.ReadStats, error) {
 		f, err := transcript.Open(path(id))
 		if err != nil {
-			return transcript.ReadStats{}, fmt.Errorf("session %s: %w", id, err)
+			return transcript.ReadStats{}, &UnreadableError{Err: err}
 		}
 		defer f.Close()
 		fi, err := f.Stat()

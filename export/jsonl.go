@@ -5,13 +5,16 @@ package export
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 	"unicode/utf8"
 
+	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 )
 
@@ -32,6 +35,9 @@ type Result struct {
 	Events    int64
 	Malformed int // lines that were not JSON objects, left out
 	Truncated int // incomplete final lines, left out
+	// Skipped are the sessions that could not be read at all, left out:
+	// the export is partial.
+	Skipped []session.Unreadable
 }
 
 // RawWriter writes events as JSON (one array) or JSONL, passing each line
@@ -60,9 +66,12 @@ func NewRawWriter(w io.Writer, format Format) (*RawWriter, error) {
 // are checked in parallel, chunk by chunk, and written in file order; a
 // line that is not a JSON object is left out and counted, and an incomplete
 // final line is left out.
-func (rw *RawWriter) CopySession(r io.Reader) error { return rw.copySession(r, chunkSize) }
+// It stops when ctx ends, with its error.
+func (rw *RawWriter) CopySession(ctx context.Context, r io.Reader) error {
+	return rw.copySession(ctx, r, chunkSize)
+}
 
-func (rw *RawWriter) copySession(r io.Reader, size int) error {
+func (rw *RawWriter) copySession(ctx context.Context, r io.Reader, size int) error {
 	workers := runtime.GOMAXPROCS(0)
 	type job struct {
 		chunk []byte
@@ -72,11 +81,21 @@ func (rw *RawWriter) copySession(r io.Reader, size int) error {
 	order := make(chan chan checked, workers*2)
 	readErr := make(chan error, 1)
 	skipped := make(chan int, 1)
+	quit := make(chan struct{})
+	stop := sync.OnceFunc(func() { close(quit) })
+	defer stop()
 	go func() { // reader: cut the stream into chunks of whole lines
 		defer close(order)
 		defer close(jobs)
 		cr := newChunkReader(r, size)
 		for {
+			select {
+			case <-quit:
+				skipped <- cr.skipped
+				readErr <- nil
+				return
+			default:
+			}
 			chunk, tail, err := cr.next()
 			if len(chunk) > 0 {
 				j := job{chunk: chunk, done: make(chan checked, 1)}
@@ -103,15 +122,26 @@ func (rw *RawWriter) copySession(r io.Reader, size int) error {
 			}
 		}()
 	}
+	var cancelled error
 	for done := range order {
 		c := <-done
+		if cancelled != nil {
+			continue // let the reader and the workers run out
+		}
+		if cancelled = ctx.Err(); cancelled != nil {
+			stop()
+			continue
+		}
 		rw.res.Malformed += c.malformed
 		for _, line := range c.lines {
 			rw.writeLine(line)
 		}
 	}
 	rw.res.Malformed += <-skipped
-	return <-readErr
+	if err := <-readErr; cancelled == nil {
+		return err
+	}
+	return fmt.Errorf("export: %w", cancelled)
 }
 
 // chunkSize is how much of a session a worker checks at a time.

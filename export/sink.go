@@ -52,23 +52,43 @@ type Aborter interface {
 // closed, and the error names the session.
 func WriteSessions(ctx context.Context, sink Sink, sessions []session.Info, read ReadFunc) (Result, error) {
 	var malformed, truncated int
+	var skipped []session.Unreadable
 	var err error
 	for _, info := range sessions {
 		if err = ctx.Err(); err != nil {
 			err = fmt.Errorf("export: %w", err)
 			break
 		}
-		if err = sink.BeginSession(info); err != nil {
-			err = fmt.Errorf("export session %s: %w", info.ID, err)
-			break
+		// A session starts in the export with its first event (or once it
+		// is read, when it has none), so that one that cannot be read at
+		// all leaves no trace but its warning.
+		begun := false
+		begin := func() error {
+			if begun {
+				return nil
+			}
+			begun = true
+			return sink.BeginSession(info)
 		}
 		var st transcript.ReadStats
 		st, err = read(info.ID, func(ev *transcript.Event) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			if err := begin(); err != nil {
+				return err
+			}
 			return sink.Write(ev)
 		})
+		var ue *UnreadableError
+		if errors.As(err, &ue) && !begun {
+			skipped = append(skipped, session.Unreadable{ID: info.ID, Err: ue.Err})
+			err = nil
+			continue
+		}
+		if err == nil {
+			err = begin()
+		}
 		malformed += st.Malformed
 		truncated += st.Truncated
 		if err != nil {
@@ -83,8 +103,18 @@ func WriteSessions(ctx context.Context, sink Sink, sessions []session.Info, read
 	res, cerr := sink.Close()
 	res.Malformed += malformed
 	res.Truncated += truncated
+	res.Skipped = append(res.Skipped, skipped...)
 	return res, errors.Join(err, cerr)
 }
+
+// UnreadableError is a session a ReadFunc could not open at all: the export
+// goes on without it, and names it in Result.Skipped.
+type UnreadableError struct{ Err error }
+
+func (e *UnreadableError) Error() string { return e.Err.Error() }
+
+// Unwrap returns why.
+func (e *UnreadableError) Unwrap() error { return e.Err }
 
 // tsLayout is how timestamps are written in CSV and SQLite: RFC 3339 in
 // UTC with a fixed six-digit fraction, so that text order is time order and

@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/cuff-dev/cuff/internal/atomicfile"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 
@@ -34,7 +34,8 @@ var ErrSQLiteNeedsFile = errors.New("a SQLite export needs a file to write to")
 // a failed or aborted export leaves no partial database behind.
 type SQLiteWriter struct {
 	path string
-	tmp  string
+	file *atomicfile.File // the database being written
+	tmp  string           // its temporary name, by which SQLite opens it
 	db   *sql.DB
 	tx   *sql.Tx
 	st   sqliteStmts
@@ -73,13 +74,11 @@ func NewSQLiteWriter(ctx context.Context, path string) (*SQLiteWriter, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("%s is a directory: name the database file to write", path)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	f, err := atomicfile.CreateNamed(path, sqliteFileMode)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
-	tmp := f.Name()
-	f.Close()
-	w := &SQLiteWriter{path: path, tmp: tmp}
+	w := &SQLiteWriter{path: path, file: f, tmp: f.TempPath()}
 	if err := w.open(ctx); err != nil {
 		w.Abort()
 		return nil, err
@@ -374,16 +373,11 @@ func (w *SQLiteWriter) Close() (Result, error) {
 	}
 	w.done = true
 	if err := w.db.Close(); err != nil {
-		os.Remove(w.tmp)
+		w.file.Abort()
 		return w.res, fmt.Errorf("close %s: %w", w.path, err)
 	}
-	if err := syncFile(w.tmp); err != nil {
-		os.Remove(w.tmp)
+	if err := w.file.Commit(); err != nil {
 		return w.res, err
-	}
-	if err := os.Rename(w.tmp, w.path); err != nil {
-		os.Remove(w.tmp)
-		return w.res, fmt.Errorf("write %s: %w", w.path, err)
 	}
 	return w.res, nil
 }
@@ -401,25 +395,7 @@ func (w *SQLiteWriter) Abort() {
 	if w.db != nil {
 		_ = w.db.Close()
 	}
-	for _, suffix := range []string{"", "-journal", "-wal", "-shm"} {
-		_ = os.Remove(w.tmp + suffix)
-	}
-}
-
-// syncFile makes a finished file durable and private before it is renamed.
-func syncFile(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
-	if err := f.Chmod(sqliteFileMode); err != nil {
-		return fmt.Errorf("chmod %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", path, err)
-	}
-	return nil
+	w.file.Abort()
 }
 
 // nz is s, or NULL when s is empty.

@@ -20,7 +20,7 @@ func TestRawExportIsValidUTF8(t *testing.T) {
 	for _, format := range []Format{FormatJSON, FormatJSONL} {
 		var out bytes.Buffer
 		rw, _ := NewRawWriter(&out, format)
-		if err := rw.CopySession(strings.NewReader(session)); err != nil {
+		if err := rw.CopySession(t.Context(), strings.NewReader(session)); err != nil {
 			t.Fatal(err)
 		}
 		ev, _ := transcript.Decode([]byte(`{"v":1,"type":"future_kind","seq":3,"x":"` + "\xff" + `"}`))

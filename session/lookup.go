@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -45,6 +46,45 @@ func (s *Store) Find(partial string) (*Meta, error) {
 	}
 	sort.Strings(ids)
 	return nil, &AmbiguousError{ID: partial, Candidates: ids}
+}
+
+// Unlisted are the session files of the store that a listing leaves out
+// because they cannot be read (not a regular file, no permission), each with
+// why, oldest id first. listed are the ids of the sessions a listing
+// returned. An export of every session names them as skipped.
+func (s *Store) Unlisted(listed []string) []Unreadable {
+	known := make(map[string]bool, len(listed))
+	for _, id := range listed {
+		known[id] = true
+	}
+	ids, _ := s.sessionFiles()
+	sort.Strings(ids)
+	var out []Unreadable
+	for _, id := range ids {
+		if known[id] {
+			continue
+		}
+		f, err := transcript.Open(s.EventsPath(id))
+		if err == nil {
+			f.Close()
+			continue // appeared since the listing
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			u := Unreadable{ID: id, Err: err}
+			if fi, err := os.Lstat(s.EventsPath(id)); err == nil {
+				u.ModTime = fi.ModTime()
+			}
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// Unreadable is a session that could not be read, and why.
+type Unreadable struct {
+	ID      string
+	Err     error
+	ModTime time.Time // of what is there in its file's place
 }
 
 // whyNotListed explains why no listed session matches partial: a session

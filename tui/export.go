@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/cuff-dev/cuff/export"
+	"github.com/cuff-dev/cuff/internal/atomicfile"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/cuff-dev/cuff/tui/feed"
@@ -48,81 +48,68 @@ func exportTo(ctx context.Context, t feed.Target, id, dir string, loc *time.Loca
 	}
 }
 
-// ExportMarkdown writes the markdown export of a session to dir/<name>.md
-// (through a temporary file and a rename), with times in loc, and returns
-// its path. It is what `cuff record export --format markdown` prints.
+// ExportMarkdown writes the markdown export of a session to dir/<name>.md,
+// with times in loc, and returns its path. It is what `cuff record export
+// --format markdown` prints, streamed the same way (export.MarkdownSink:
+// bounded memory whatever the session's size), into a file that appears
+// only once it is complete and leaves nothing behind if cuff is killed.
 func ExportMarkdown(ctx context.Context, t feed.Target, id, dir string, loc *time.Location) (string, error) {
 	if dir == "" {
 		return "", errors.New("no export directory: run cuff inside a project, or pass --dir")
 	}
-	events, err := readAll(ctx, t)
-	if err != nil {
-		return "", err
-	}
-	name := exportName(id, t.Path)
-	var buf bytes.Buffer
-	if err := export.Markdown(&buf, events, export.MarkdownOptions{Location: loc}); err != nil {
-		return "", err
-	}
 	if err := os.MkdirAll(dir, exportDirMode); err != nil {
 		return "", fmt.Errorf("create %s: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+name+".*")
+	path := filepath.Join(dir, exportName(id, t.Path)+".md")
+	f, err := atomicfile.Create(path, exportFileMode)
 	if err != nil {
-		return "", fmt.Errorf("write in %s: %w", dir, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if err := tmp.Chmod(exportFileMode); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("write %s: %w", tmp.Name(), err)
-	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("write %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return "", fmt.Errorf("write %s: %w", tmp.Name(), err)
-	}
-	path := filepath.Join(dir, name+".md")
-	if err := os.Rename(tmp.Name(), path); err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	sink := export.NewMarkdownSink(f, export.MarkdownOptions{Location: loc})
+	read := func(_ string, fn func(*transcript.Event) error) (transcript.ReadStats, error) {
+		return transcript.ReadStats{}, readEach(ctx, t, fn)
+	}
+	if _, err := export.WriteSessions(ctx, sink, []session.Info{{ID: id}}, read); err != nil {
+		f.Abort()
+		return "", err
+	}
+	if err := f.Commit(); err != nil {
+		return "", err
 	}
 	return path, nil
 }
 
-// readAll reads every event of a session, raw bytes included.
-func readAll(ctx context.Context, t feed.Target) ([]*transcript.Event, error) {
-	var events []*transcript.Event
-	collect := func(ev *transcript.Event) error {
+// readEach streams every event of a session to fn, raw bytes included.
+func readEach(ctx context.Context, t feed.Target, fn func(*transcript.Event) error) error {
+	each := func(ev *transcript.Event) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		events = append(events, ev)
-		return nil
+		return fn(ev)
 	}
 	switch {
 	case t.Source != nil && t.Source.Name() != session.NativeSourceName:
 		// a Claude Code or Codex transcript, decoded by its source
-		if err := t.Source.Read(ctx, t.ID, collect); err != nil {
-			return nil, fmt.Errorf("read session %s: %w", t.ID, err)
+		if err := t.Source.Read(ctx, t.ID, each); err != nil {
+			return fmt.Errorf("read session %s: %w", t.ID, err)
 		}
 	case t.Path != "":
 		f, err := transcript.Open(t.Path)
 		if err != nil {
-			return nil, err // it names the file and what is wrong with it
+			return err // it names the file and what is wrong with it
 		}
 		defer f.Close()
-		if _, err := session.ReadFile(f, collect); err != nil {
-			return nil, fmt.Errorf("read %s: %w", t.Path, err)
+		if _, err := session.ReadFile(f, each); err != nil {
+			return fmt.Errorf("read %s: %w", t.Path, err)
 		}
 	case t.Source != nil:
-		if err := t.Source.Read(ctx, t.ID, collect); err != nil {
-			return nil, fmt.Errorf("read session %s: %w", t.ID, err)
+		if err := t.Source.Read(ctx, t.ID, each); err != nil {
+			return fmt.Errorf("read session %s: %w", t.ID, err)
 		}
 	default:
-		return nil, errors.New("no session to export")
+		return errors.New("no session to export")
 	}
-	return events, nil
+	return nil
 }
 
 // exportName is a file name for a session: its id, or its file's name,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -98,9 +97,9 @@ func (a *app) runClaudeHook(ctx context.Context) {
 			a.hookLog().Error("hook panic", "panic", fmt.Sprint(r))
 		}
 	}()
-	data, err := io.ReadAll(io.LimitReader(a.stdin, maxHookInput))
+	data, over, err := claudehook.ReadInput(a.stdin, maxHookInput)
 	if err != nil {
-		a.hookLog().Error("hook: read stdin", "error", err)
+		a.hookLog().Error("hook: read stdin", "error", err, "limit_bytes", maxHookInput)
 		return
 	}
 	in, err := claudehook.Parse(data)
@@ -116,6 +115,11 @@ func (a *app) runClaudeHook(ctx context.Context) {
 		}
 	}
 	h, timeout, err := a.claudeHandler(in)
+	if over != nil { // said in the project's log, now that the payload named the project
+		a.hookLog().Warn(fmt.Sprintf("hook: the %s payload was %d bytes, over the limit of %d bytes (%d MB): %d of its strings were cut to fit, and what fits is recorded",
+			in.HookEventName, over.Bytes, maxHookInput, maxHookInput>>20, over.Strings),
+			"event", in.HookEventName, "session_id", in.SessionID, "input_bytes", over.Bytes, "limit_bytes", maxHookInput)
+	}
 	if err != nil {
 		a.hookLog().Error("hook: set-up", "error", err, "event", in.HookEventName)
 		if b := claudehook.SetupFailure(in, err).Marshal(); b != nil {

@@ -430,3 +430,32 @@ func TestClaudeHookSessionEndWithdrawsItsRequests(t *testing.T) {
 		t.Errorf("a late approval: %+v", late)
 	}
 }
+
+// TestHookPayloadOverTheLimit: a PostToolUse whose output is bigger than the
+// hook's input limit is recorded with what fits (it used to be dropped with
+// "unexpected end of JSON input"), and the project's log says the limit.
+func TestHookPayloadOverTheLimit(t *testing.T) {
+	e := newHookEnv(t)
+	e.send("PreToolUse", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_big",
+		"tool_input": map[string]any{"command": "cat huge.log"}})
+	huge := strings.Repeat("a line of a very long log\n", (maxHookInput+(8<<20))/26)
+	r := e.send("PostToolUse", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_big",
+		"tool_input":    map[string]any{"command": "cat huge.log"},
+		"tool_response": map[string]any{"stdout": huge, "stderr": "", "interrupted": false}})
+	if r.code != 0 {
+		t.Fatalf("hook: %+v", r)
+	}
+	var run map[string]any
+	for _, ev := range e.events() {
+		if ev["type"] == "bash_run" && ev["call_id"] == "toolu_big" {
+			run = ev
+		}
+	}
+	if run == nil || !strings.HasPrefix(fmt.Sprint(run["stdout"]), "a line of a very long log") {
+		t.Fatalf("the run was not recorded with its output: %v", run != nil)
+	}
+	log, _ := os.ReadFile(filepath.Join(e.dir, ".cuff", "logs", "cuff.log"))
+	if !strings.Contains(string(log), "over the limit of 67108864 bytes (64 MB)") {
+		t.Errorf("the project's log does not say the limit:\n%.2000s", log)
+	}
+}

@@ -3,11 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -15,10 +15,10 @@ import (
 
 	"github.com/cuff-dev/cuff/cmd/cuff/internal/report"
 	"github.com/cuff-dev/cuff/export"
+	"github.com/cuff-dev/cuff/internal/atomicfile"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 // defaultListLimit is how many sessions `record list` shows unless told.
@@ -351,6 +351,7 @@ func (a *app) recordExportCommand() *cobra.Command {
 			}
 			var infos []session.Info
 			var src session.Source
+			var unlisted []session.Unreadable // refused by the listing, which warned of each
 			if args[0] == "all" {
 				var from time.Time
 				if since != "" {
@@ -364,6 +365,13 @@ func (a *app) recordExportCommand() *cobra.Command {
 				slices.Reverse(infos) // oldest first reads naturally in an export
 				ws, _ := a.openWorkspace()
 				src = ws.Joined()
+				if source == sourceProject || source == sourceAll || source == session.NativeSourceName {
+					for _, u := range s.Unlisted(nativeIDs(infos)) {
+						if since == "" || !u.ModTime.Before(from) {
+							unlisted = append(unlisted, u)
+						}
+					}
+				}
 			} else {
 				if since != "" {
 					return &usageError{msg: "--since goes with 'all'", hint: "Hint: Use 'cuff record export all --since 7d'"}
@@ -380,10 +388,16 @@ func (a *app) recordExportCommand() *cobra.Command {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			report := func(res export.Result, err error) error {
-				if err == nil && res.Malformed > 0 {
+				if err != nil {
+					return err
+				}
+				if res.Malformed > 0 {
 					fmt.Fprintf(a.stderr, "warning: left out %d malformed lines\n", res.Malformed)
 				}
-				return err
+				if args[0] != "all" && len(res.Skipped) > 0 {
+					return res.Skipped[0].Err // the one session asked for
+				}
+				return a.partial(unlisted, res.Skipped, len(infos)+len(unlisted))
 			}
 			// A session that is a file of the store is read from it, in
 			// parallel; any other (a joined session) from its source.
@@ -399,10 +413,8 @@ func (a *app) recordExportCommand() *cobra.Command {
 				return transcript.ReadStats{}, src.Read(ctx, id, fn)
 			}
 			// Data goes to stdout byte for byte (not through the colour
-			// filter), except that CSV shown on a terminal is made inert.
+			// filter); CSV is inert wherever it goes (export.CSVCell).
 			toStdout := output == "" || output == "-"
-			f, isFile := a.stdout.Forward.(*os.File)
-			toTerminal := toStdout && isFile && term.IsTerminal(int(f.Fd()))
 			write := func(fn func(io.Writer) error) error {
 				if toStdout {
 					return fn(a.stdout.Forward)
@@ -420,11 +432,12 @@ func (a *app) recordExportCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := report(export.WriteSessions(ctx, db, infos, reader)); err != nil {
-					return err
+				err = report(export.WriteSessions(ctx, db, infos, reader))
+				var partial *exitCodeError
+				if err == nil || errors.As(err, &partial) {
+					fmt.Fprintf(a.stderr, "Wrote %s\n", output)
 				}
-				fmt.Fprintf(a.stderr, "Wrote %s\n", output)
-				return nil
+				return err
 			}
 			return write(func(w io.Writer) error {
 				switch export.Format(format) {
@@ -433,7 +446,6 @@ func (a *app) recordExportCommand() *cobra.Command {
 					if err != nil {
 						return err
 					}
-					c.InertText = toTerminal
 					sink = c
 				case export.FormatHTML:
 					if sink, err = export.NewHTMLWriter(w, export.HTMLOptions{Location: time.Local}); err != nil {
@@ -470,14 +482,37 @@ func storeFile(in session.Info) bool {
 	return (in.Source == session.NativeSourceName || in.Source == "") && len(in.Parts) == 0
 }
 
+// nativeIDs are the ids of the store's sessions among infos, alone or as
+// part of a joined session.
+func nativeIDs(infos []session.Info) []string {
+	var ids []string
+	for _, in := range infos {
+		if storeFile(in) {
+			ids = append(ids, in.ID)
+		}
+		for _, p := range in.Parts {
+			if p.Source == session.NativeSourceName {
+				ids = append(ids, p.ID)
+			}
+		}
+	}
+	return ids
+}
+
 // exportRaw writes sessions as JSON or JSONL: a file of the store line for
-// line, any other session as its events are read.
+// line, any other session as its events are read. A store file that cannot
+// be opened is left out and named in the result (a partial export); ctx
+// ending stops it.
 func exportRaw(ctx context.Context, s *session.Store, infos []session.Info, src session.Source, w io.Writer, format export.Format) (export.Result, error) {
 	rw, err := export.NewRawWriter(w, format)
 	if err != nil {
 		return export.Result{}, err
 	}
+	var skipped []session.Unreadable
 	for _, in := range infos {
+		if err := ctx.Err(); err != nil {
+			return export.Result{}, fmt.Errorf("export: %w", err)
+		}
 		if !storeFile(in) {
 			if err := src.Read(ctx, in.ID, rw.WriteEvent); err != nil {
 				return export.Result{}, fmt.Errorf("read session %s: %w", in.ID, err)
@@ -486,44 +521,69 @@ func exportRaw(ctx context.Context, s *session.Store, infos []session.Info, src 
 		}
 		f, err := transcript.Open(s.EventsPath(in.ID))
 		if err != nil {
-			return export.Result{}, fmt.Errorf("session %s: %w", in.ID, err)
+			skipped = append(skipped, session.Unreadable{ID: in.ID, Err: err})
+			continue
 		}
 		fi, err := f.Stat()
 		if err == nil {
-			err = rw.CopySession(io.NewSectionReader(f, 0, fi.Size()))
+			err = rw.CopySession(ctx, io.NewSectionReader(f, 0, fi.Size()))
 		}
 		f.Close()
 		if err != nil {
 			return export.Result{}, fmt.Errorf("read session %s: %w", in.ID, err)
 		}
 	}
-	return rw.Close()
+	res, err := rw.Close()
+	res.Skipped = skipped
+	return res, err
+}
+
+// partial says which sessions an export left out, each with why, and makes
+// cuff exit with exitPartial; nothing when none was. The listing has warned
+// of each session it refused (unlisted) already; skipped are those the
+// export itself could not open.
+func (a *app) partial(unlisted, skipped []session.Unreadable, total int) error {
+	n := len(unlisted) + len(skipped)
+	if n == 0 {
+		return nil
+	}
+	for _, u := range skipped {
+		fmt.Fprintf(a.stderr, "warning: session %s left out: %v\n", u.ID, u.Err)
+	}
+	fmt.Fprintf(a.stderr, "cuff: the export is partial: %d of %d sessions could not be read and were left out (exit status %d)\n",
+		n, total, exitPartial)
+	return &exitCodeError{code: exitPartial}
 }
 
 // writeOutput runs write against stdout, or against a file that appears
 // only once it is complete (temporary file, then rename).
+//
+// The file being written has no name where the file system allows
+// (O_TMPFILE), so a killed export leaves nothing; elsewhere a temporary name
+// that the next export to the same path removes (see atomicfile). A partial
+// export (exitPartial) is still written.
 func (a *app) writeOutput(path string, write func(io.Writer) error) error {
 	if path == "" || path == "-" {
 		return write(a.stdout)
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory: name the file to write", path)
+	}
+	f, err := atomicfile.Create(path, 0o600)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
+	err = write(f)
+	var partial *exitCodeError
+	if err != nil && !errors.As(err, &partial) {
+		f.Abort()
 		return err
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if cerr := f.Commit(); cerr != nil {
+		return cerr
 	}
 	fmt.Fprintf(a.stderr, "Wrote %s\n", path)
-	return nil
+	return err
 }
 
 func checkFormat(got string, allowed ...string) error {

@@ -22,6 +22,9 @@ const (
 	exitOK    = 0
 	exitError = 1
 	exitUsage = 2
+	// exitPartial: an export wrote what it could read and left out sessions
+	// it could not (each named in a warning).
+	exitPartial = 3
 )
 
 // app is what every command shares: streams, global flags and the store,

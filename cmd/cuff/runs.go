@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cuff-dev/cuff/cmd/cuff/internal/report"
+	"github.com/cuff-dev/cuff/export"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
 	"github.com/spf13/cobra"
@@ -190,9 +191,13 @@ func runsCSV(a *app, runs []session.Run) error {
 		if row.ExitCode != nil {
 			code = strconv.Itoa(*row.ExitCode)
 		}
-		w.Write([]string{row.ID, row.SessionID, row.Timestamp, row.Command, row.WorkingDirectory, code,
+		cells := []string{row.ID, row.SessionID, row.Timestamp, row.Command, row.WorkingDirectory, code,
 			strconv.FormatBool(row.Success), strconv.FormatBool(row.TimedOut), strconv.FormatInt(row.DurationMS, 10),
-			row.Error, row.RunID, row.TaskID, row.StepID, row.ToolCallID})
+			row.Error, row.RunID, row.TaskID, row.StepID, row.ToolCallID}
+		for k := range cells {
+			cells[k] = export.CSVCell(cells[k])
+		}
+		w.Write(cells)
 	}
 	w.Flush()
 	return w.Error()

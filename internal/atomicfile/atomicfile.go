@@ -102,8 +102,17 @@ func tempName(path string) string {
 		fmt.Sprintf(".%s.%d-%s%s", filepath.Base(path), os.Getpid(), hex.EncodeToString(b[:]), tempSuffix))
 }
 
+// CreateNamed is Create for a file that a library must open by name while
+// it is written (SQLite resolves /proc/self/fd links to the unnamed file's
+// would-be name): always a named temporary file; see TempPath.
+func CreateNamed(path string, perm os.FileMode) (*File, error) { return create(path, perm, false) }
+
 // Path is where the file appears on Commit.
 func (f *File) Path() string { return f.path }
+
+// TempPath is the temporary name of a file made by CreateNamed ("" for an
+// unnamed one), valid until Commit or Abort.
+func (f *File) TempPath() string { return f.named }
 
 // Commit makes the file durable and puts it at its path, replacing any
 // file there, then closes it.

@@ -268,10 +268,14 @@ func SessionCSV(w io.Writer, sessions []session.Info) error {
 	for _, in := range sessions {
 		r := Row(in)
 		i := func(n int64) string { return strconv.FormatInt(n, 10) }
-		cw.Write([]string{r.SessionID, r.Source, r.Started.Format(time.RFC3339Nano), r.LastUpdated.Format(time.RFC3339Nano),
+		row := []string{r.SessionID, r.Source, r.Started.Format(time.RFC3339Nano), r.LastUpdated.Format(time.RFC3339Nano),
 			i(r.DurationMS), r.Status, strconv.FormatBool(r.Live), r.Agent, r.Title, r.WorkingDirectory,
 			i(r.Events), i(r.Turns), i(r.ToolCalls), i(r.Commands), i(r.Succeeded), i(r.Failed), i(r.TimedOut),
-			i(r.Background), i(r.ToolErrors), i(r.Failures), i(r.Approvals), i(r.SizeBytes), r.Path})
+			i(r.Background), i(r.ToolErrors), i(r.Failures), i(r.Approvals), i(r.SizeBytes), r.Path}
+		for k := range row {
+			row[k] = export.CSVCell(row[k]) // a title may be anything the agent was told
+		}
+		cw.Write(row)
 	}
 	cw.Flush()
 	return cw.Error()
