@@ -658,7 +658,9 @@ func mergeEnd(tr, rec *transcript.Event) *transcript.Event {
 		return rec
 	}
 	out := *rec
-	out.AgentID, out.ParentCallID = tr.AgentID, tr.ParentCallID
+	// Placed where the transcript ends the call, it is stamped when the
+	// transcript says it ended (cuff may close a call that never ran later).
+	out.AgentID, out.ParentCallID, out.TS = tr.AgentID, tr.ParentCallID, tr.TS
 	switch r := rec.Body.(type) {
 	case *transcript.BashRun:
 		b := *r
@@ -689,7 +691,12 @@ func mergeEnd(tr, rec *transcript.Event) *transcript.Event {
 			if d.Success == nil {
 				d.Success = r.Success
 			}
-			out.Body, out.TS = &d, tr.TS
+			out.Body = &d
+		}
+		if rec.TS.After(out.TS) {
+			// A sub-agent in the background works on after the call that
+			// started it returned: its work ends when cuff saw it end.
+			out.TS = rec.TS
 		}
 	}
 	return &out

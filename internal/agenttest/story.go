@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Event is one recorded event, decoded loosely (every field kept).
@@ -229,5 +230,26 @@ func InOrder(t testing.TB, what, text string, parts ...string) {
 			return
 		}
 		at += i + len(p)
+	}
+}
+
+// InTimeOrder fails the test unless the events' times never go back: a
+// session joined from two records (the agent's and cuff's) keeps them in
+// the order they happened.
+func InTimeOrder(t testing.TB, events []Event) {
+	t.Helper()
+	var last time.Time
+	for _, ev := range events {
+		ts, err := time.Parse(time.RFC3339Nano, ev.Str("ts"))
+		if err != nil {
+			t.Errorf("seq %v (%s): time %q: %v", ev["seq"], ev.Type(), ev.Str("ts"), err)
+			return
+		}
+		if ts.Before(last) {
+			t.Errorf("seq %v (%s) at %s comes after an event at %s:\n\t%s", ev["seq"], ev.Type(), ts.Format(time.RFC3339Nano),
+				last.Format(time.RFC3339Nano), strings.Join(Story(events), "\n\t"))
+			return
+		}
+		last = ts
 	}
 }

@@ -126,6 +126,7 @@ func TestCodexOneSessionPerConversation(t *testing.T) {
 		}
 	}
 	evs := e.Events(id)
+	at.InTimeOrder(t, evs)
 	at.ExpectStory(t, evs,
 		"context: skills",
 		"context: environment",

@@ -183,4 +183,6 @@ func TestClaudeWatchShowsTheJoinedSession(t *testing.T) {
 	if strings.Count(screen, "Pinging it now.") != 1 {
 		t.Errorf("the text shows more than once:\n%s", screen)
 	}
+	_, evs := e.Recording(r.SessionID)
+	at.InTimeOrder(t, evs)
 }
