@@ -614,10 +614,11 @@ func (j *joiner) Close() error {
 	return j.err
 }
 
-// mergeStart is a call's start from both records: cuff's body for a
-// command (the verdict, the working directory) with the transcript's
-// agent and nesting; the transcript's body for other tools and
-// delegations, with what only cuff recorded filled in.
+// mergeStart is a call's start from both records, with the transcript's
+// agent and nesting: cuff's body for a command (the verdict, the working
+// directory) and for another tool (the input the gate saw, should the
+// transcript have been changed since); the transcript's for a delegation,
+// with what only cuff recorded filled in.
 func mergeStart(tr, rec *transcript.Event) *transcript.Event {
 	if tr == nil {
 		return rec
@@ -636,8 +637,15 @@ func mergeStart(tr, rec *transcript.Event) *transcript.Event {
 		}
 		out.Body = &b
 	case *transcript.ToolCall:
+		// cuff's record of what the agent asked for (what the gate saw),
+		// with the transcript's time and what cuff lacks.
 		if t, ok := tr.Body.(*transcript.ToolCall); ok {
-			out.Body, out.TS = t, tr.TS
+			b := *r
+			b.Tool = or(b.Tool, t.Tool)
+			if len(b.Input) == 0 {
+				b.Input = t.Input
+			}
+			out.Body, out.TS = &b, tr.TS
 		}
 	case *transcript.Delegation:
 		if t, ok := tr.Body.(*transcript.Delegation); ok {
