@@ -24,6 +24,9 @@ type MarkdownOptions struct {
 	DetailsLines int
 	// DetailsBytes is the same limit in bytes; 0 means DefaultDetailsBytes.
 	DetailsBytes int
+	// Now tells whether a session without an end is still live (its last
+	// event within session.LiveWindow); nil means time.Now.
+	Now func() time.Time
 }
 
 // Defaults of MarkdownOptions.

@@ -2,7 +2,9 @@ package export
 
 import (
 	"fmt"
+	"github.com/cuff-dev/cuff/session"
 	"strings"
+	"time"
 
 	"github.com/cuff-dev/cuff/transcript"
 )
@@ -60,7 +62,18 @@ func (m *mdWriter) header(sum *mdSummary) {
 		}
 		rows = append(rows, [2]string{"Ended", sum.end.TS.In(m.opts.Location).Format("2006-01-02 15:04:05 MST") + status})
 	} else {
-		rows = append(rows, [2]string{"Ended", "not yet (the session was still open)"})
+		now := time.Now()
+		if m.opts.Now != nil {
+			now = m.opts.Now()
+		}
+		ended := "not yet (the session is live)"
+		if last.IsZero() || now.Sub(last) >= session.LiveWindow {
+			ended = "no end recorded"
+			if !last.IsZero() {
+				ended += "; the last event was at " + last.In(m.opts.Location).Format("2006-01-02 15:04:05 MST")
+			}
+		}
+		rows = append(rows, [2]string{"Ended", ended})
 	}
 	if !first.IsZero() {
 		rows = append(rows, [2]string{"Duration", FormatDuration(last.Sub(first).Milliseconds())})

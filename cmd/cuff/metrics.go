@@ -72,7 +72,7 @@ func (a *app) healthCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "json", "output format: json, text")
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json")
 	return cmd
 }
 

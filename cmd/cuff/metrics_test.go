@@ -33,7 +33,11 @@ func TestMetricsFromRecordings(t *testing.T) {
 func TestHealth(t *testing.T) {
 	dir := gitProject(t)
 	cuff(t, dir, "", "exec", "true")
-	r := cuff(t, dir, "", "health")
+	r := cuff(t, dir, "", "health") // text by default, as its help says
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "cuff is healthy\n") || !strings.Contains(r.stdout, "writable: true") {
+		t.Errorf("health (text): %+v", r)
+	}
+	r = cuff(t, dir, "", "health", "--format", "json")
 	var h map[string]any
 	if err := json.Unmarshal([]byte(r.stdout), &h); err != nil || r.code != 0 {
 		t.Fatalf("health: %v %+v", err, r)

@@ -103,10 +103,13 @@ func (a *app) recordListCommand() *cobra.Command {
 				return report.SessionCSV(a.stdout, sessions)
 			}
 			if len(sessions) == 0 {
-				fmt.Fprint(a.stderr, noRecordingsMessage)
-				return nil
+				fmt.Fprint(a.stderr, a.noSessionsMessage(source))
+			} else {
+				report.SessionTable(a.stdout, report.DefaultStyles(), sessions, verbose, source != session.NativeSourceName && !allNative(sessions))
 			}
-			report.SessionTable(a.stdout, report.DefaultStyles(), sessions, verbose, source != session.NativeSourceName && !allNative(sessions))
+			if source == sourceProject {
+				a.notShownHere(cmd.Context(), from)
+			}
 			return nil
 		},
 	}
@@ -116,6 +119,45 @@ func (a *app) recordListCommand() *cobra.Command {
 	cmd.Flags().StringVar(&source, "source", sourceProject, sourceHelp)
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "show agent, turns, failures, size and title")
 	return cmd
+}
+
+// noSessionsMessage says why a listing of source is empty and what to do.
+func (a *app) noSessionsMessage(source string) string {
+	if source == session.ClaudeSourceName || source == session.CodexSourceName {
+		agent, env := "Claude Code", "CLAUDE_CONFIG_DIR"
+		if source == session.CodexSourceName {
+			agent, env = "Codex", "CODEX_HOME"
+		}
+		where := "its folder"
+		for _, f := range a.foreignSources() {
+			if f.Name() == source {
+				where = f.Root()
+			}
+		}
+		return fmt.Sprintf("No %s sessions found in %s.\n\ncuff lists the sessions %s keeps on disk as they are, with no set-up: run %s\n"+
+			"once, or set %s if it keeps them elsewhere.\n", agent, where, agent, agent, env)
+	}
+	return noRecordingsMessage
+}
+
+// notShownHere says on stderr how many sessions the project's view leaves
+// out that the TUI (and --source all) lists: the agents' sessions of other
+// folders.
+func (a *app) notShownHere(ctx context.Context, from time.Time) {
+	all, err := a.listInfos(ctx, sourceAll, from, 0, false)
+	if err != nil {
+		return
+	}
+	others := 0
+	for _, in := range all {
+		if !recordedHere(in) {
+			others++
+		}
+	}
+	if others > 0 {
+		fmt.Fprintf(a.stderr, "(%s that cuff did not record here not shown: the TUI lists them, and 'cuff record list --source all')\n",
+			report.Plural(int64(others), "Claude Code or Codex session"))
+	}
 }
 
 func (a *app) recordShowCommand() *cobra.Command {

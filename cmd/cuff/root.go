@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"regexp"
 	"strings"
 
 	"github.com/charmbracelet/colorprofile"
@@ -110,7 +111,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []str
 	}
 	var ue *usageError
 	if !errors.As(err, &ue) && strings.HasPrefix(err.Error(), "unknown command") {
-		err = &usageError{msg: err.Error(), hint: "Hint: Run 'cuff --help' to see the commands"}
+		msg, _, _ := strings.Cut(err.Error(), "\n") // without cobra's own suggestions
+		hint := "Hint: Run 'cuff --help' to see the commands"
+		if m := unknownCommand.FindStringSubmatch(msg); m != nil {
+			if s := didYouMean(root, m[1]); s != "" {
+				hint = s
+			}
+		}
+		err = &usageError{msg: msg, hint: hint}
 	}
 	printError(stderr, err)
 	if errors.As(err, &ue) {
@@ -180,6 +188,32 @@ Run without a command to browse the sessions in the terminal UI; try 'cuff demo'
 	return root
 }
 
+func firstArg(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
+}
+
+// unknownCommand finds the name in cobra's "unknown command" error.
+var unknownCommand = regexp.MustCompile(`^unknown command "([^"]*)"`)
+
+// didYouMean names the subcommands of group that typed is a slip of
+// (cuff recrod: record), or "" when none is close.
+func didYouMean(group *cobra.Command, typed string) string {
+	if group.SuggestionsMinimumDistance <= 0 {
+		group.SuggestionsMinimumDistance = 2
+	}
+	var names []string
+	for _, s := range group.SuggestionsFor(typed) {
+		names = append(names, "'"+group.CommandPath()+" "+s+"'")
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "Hint: Did you mean " + strings.Join(names, " or ") + "?"
+}
+
 // strictArgs makes every command's argument errors usage errors (exit 2,
 // with the usage line as the hint), and makes a group of commands (cuff
 // record, cuff runs …) reject a subcommand it does not have instead of
@@ -200,8 +234,11 @@ func strictArgs(cmd *cobra.Command) {
 					names = append(names, sub.Name())
 				}
 			}
-			return &usageError{msg: fmt.Sprintf("unknown command %q for %q", args[0], group.CommandPath()),
-				hint: fmt.Sprintf("Hint: %s has: %s", group.CommandPath(), strings.Join(names, ", "))}
+			hint := fmt.Sprintf("Hint: %s has: %s", group.CommandPath(), strings.Join(names, ", "))
+			if s := didYouMean(group, args[0]); s != "" {
+				hint = s + "\n" + hint
+			}
+			return &usageError{msg: fmt.Sprintf("unknown command %q for %q", args[0], group.CommandPath()), hint: hint}
 		}
 		cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 		return
@@ -214,7 +251,12 @@ func strictArgs(cmd *cobra.Command) {
 				return err
 			}
 			if c.HasSubCommands() {
-				return &usageError{msg: err.Error(), hint: fmt.Sprintf("Hint: Run '%s --help' to see the commands", c.CommandPath())}
+				msg, _, _ := strings.Cut(err.Error(), "\n") // without cobra's own suggestions
+				hint := fmt.Sprintf("Hint: Run '%s --help' to see the commands", c.CommandPath())
+				if s := didYouMean(c, firstArg(args)); s != "" {
+					hint = s
+				}
+				return &usageError{msg: msg, hint: hint}
 			}
 			return &usageError{msg: err.Error(), hint: "Usage: " + c.UseLine()}
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"mvdan.cc/sh/v3/syntax"
 	"strconv"
 	"strings"
 	"time"
@@ -249,7 +250,7 @@ func (a *app) printRun(r *session.Run, full, context bool) {
 	// to the terminal.
 	fmt.Fprintf(w, "Command: %s\n", transcript.Inert(b.Command))
 	if len(b.Argv) > 0 {
-		fmt.Fprintf(w, "Argv: %q\n", b.Argv)
+		fmt.Fprintf(w, "Argv: %s\n", transcript.Inert(shellWords(b.Argv)))
 	}
 	fmt.Fprintf(w, "Working Directory: %s\n", transcript.Inert(b.WorkingDirectory))
 	start := r.Event.TS.Add(-time.Duration(b.DurationMS) * time.Millisecond)
@@ -439,4 +440,19 @@ type runsStats struct {
 	Newest        time.Time             `json:"newest"`
 	StorageBytes  int64                 `json:"storage_bytes"`
 	StoreSessions int                   `json:"sessions_in_store"`
+}
+
+// shellWords writes argv as a shell would read it back: each word quoted
+// only where it needs to be (a word bash cannot quote, one with a NUL, is
+// written as Go would).
+func shellWords(argv []string) string {
+	words := make([]string, len(argv))
+	for i, w := range argv {
+		q, err := syntax.Quote(w, syntax.LangBash)
+		if err != nil {
+			q = strconv.Quote(w)
+		}
+		words[i] = q
+	}
+	return strings.Join(words, " ")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -189,6 +190,9 @@ func (a *app) runScript(f *scriptRunFlags, name string, args []string) error {
 	if err != nil {
 		return err
 	}
+	if req.Script, err = shortScriptName(set.List().Scripts, name); err != nil {
+		return err
+	}
 	c, sc, refusal := set.Command(req, runnerEnv(cfg.Execution.Environment))
 	if f.dryRun {
 		if refusal != nil {
@@ -292,4 +296,36 @@ func scriptPatternList(ps []string) string {
 		q[i] = fmt.Sprintf("%q", p)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// shortScriptName lets a script be run by the short name a person reads in
+// 'cuff scripts list' — build for script_scripts_build (scripts/build.sh) —
+// as well as by its tool name or path. A name that is neither, nor the
+// short name of exactly one exposed script, goes to the runner as a tool
+// name or a path, for it to refuse with its reason.
+func shortScriptName(list []scripts.Info, name string) (string, error) {
+	var hits []string
+	for _, sc := range list {
+		if sc.Name == name || sc.Path == name {
+			return name, nil
+		}
+		base := strings.TrimSuffix(path.Base(sc.Path), path.Ext(sc.Path))
+		if base == name || strings.TrimPrefix(sc.Name, "script_") == name || strings.HasSuffix(sc.Name, "_"+name) {
+			hits = append(hits, sc.Name)
+		}
+	}
+	switch len(hits) {
+	case 0:
+		if strings.HasPrefix(name, "script_") || strings.ContainsAny(name, "/.") {
+			return name, nil // a tool name or a path: the runner says what is wrong with it
+		}
+		// A bare word is a name, not a path: the runner says no script has it
+		// (Script not found: script_nope), rather than that no pattern
+		// allows a file of that name.
+		return "script_" + name, nil
+	case 1:
+		return hits[0], nil
+	}
+	return "", &usageError{msg: fmt.Sprintf("%q names %d scripts: %s", name, len(hits), strings.Join(hits, ", ")),
+		hint: "Hint: Give the tool name or the path, as 'cuff scripts list' shows them"}
 }

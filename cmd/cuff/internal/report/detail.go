@@ -105,13 +105,14 @@ func SessionDetail(w io.Writer, st Styles, d *Detail) {
 		return
 	}
 	fmt.Fprintln(w, "\nEntries:")
-	for _, e := range d.Entries {
-		Entries(w, st, e)
+	for i, e := range d.Entries {
+		Entries(w, st, i+1, e)
 	}
 }
 
-// Entries prints one entry: a line with its outcome, then its output if any.
-func Entries(w io.Writer, st Styles, e Entry) {
+// Entries prints run n of a session: a line with its outcome, then its
+// output if any. Runs are numbered 1, 2, 3 in the order they ran.
+func Entries(w io.Writer, st Styles, n int, e Entry) {
 	badge := st.OK.Render("✓")
 	switch {
 	case strings.HasPrefix(e.Error, transcript.RunBackground+":"):
@@ -125,7 +126,7 @@ func Entries(w io.Writer, st Styles, e Entry) {
 	if e.ExitCode != nil {
 		code = fmt.Sprint(*e.ExitCode)
 	}
-	fmt.Fprintf(w, "  #%-4d %s %s  exit %-3s %8s  %s\n", e.Seq, e.Time.Local().Format("15:04:05"), badge, code,
+	fmt.Fprintf(w, "  #%-4d %s %s  exit %-3s %8s  %s\n", n, e.Time.Local().Format("15:04:05"), badge, code,
 		Duration(time.Duration(e.DurationMS)*time.Millisecond), oneLine(e.Command))
 	if e.Error != "" {
 		fmt.Fprintf(w, "        %s\n", st.Fail.Render(e.Error))
