@@ -90,6 +90,8 @@ type Options struct {
 	// Now and Location make time deterministic in tests.
 	Now      func() time.Time
 	Location *time.Location
+	// Banner is a line shown above everything, e.g. what the demo is.
+	Banner string
 	// Getenv reads the environment ($PAGER, $EDITOR); nil: os.Getenv.
 	Getenv func(string) string
 	// StatsCache keeps each session's token figures for S in the list
@@ -295,9 +297,20 @@ func (m *Model) openSession(info session.Info) tea.Cmd {
 	return tea.Batch(m.feed.Run, m.feed.Wait, m.ensureTick(), m.ensureRefresh())
 }
 
+// bannerHeight is the lines Options.Banner takes.
+func (m Model) bannerHeight() int {
+	if m.opts.Banner == "" || m.height < minBannerHeight {
+		return 0
+	}
+	return 1
+}
+
+// minBannerHeight is the least screen height that keeps the banner.
+const minBannerHeight = 8
+
 // layout hands the pages their sizes.
 func (m *Model) layout() {
-	body := max(m.height-1, 1) // the status bar
+	body := max(m.height-1-m.bannerHeight(), 1) // the status bar, the banner
 	m.viewer.SetSize(m.width, body)
 	m.browser.SetSize(m.width, max(body-1, 1)) // the title line
 	m.finder.SetSize(m.width, max(body-1, 1))

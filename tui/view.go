@@ -46,6 +46,9 @@ func (m Model) render() string {
 		page = m.titleLine() + "\n" + m.browser.View()
 	}
 	lines := strings.Split(page, "\n")
+	if m.bannerHeight() > 0 {
+		lines = append([]string{m.st.Warn.Render(common.Sanitize(m.opts.Banner))}, lines...)
+	}
 	body := max(m.height-1, 0)
 	if len(lines) > body {
 		lines = lines[:body]
@@ -210,6 +213,8 @@ func (m Model) shortHelp() []key.Binding {
 		return append(out, g.Quit, g.Help)
 	case m.browser.Filtering():
 		return m.keys.Browser.FilterHelp()
+	case m.browser.Loaded() && len(m.browser.Sessions()) == 0:
+		return []key.Binding{g.Quit, g.Help} // nothing to move, open or filter yet
 	}
 	return slices.Concat(pending, m.keys.Browser.ShortHelp(), []key.Binding{g.Export, g.Quit, g.Help})
 }

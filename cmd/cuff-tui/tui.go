@@ -233,7 +233,7 @@ which go to the system's temporary directory.`,
 			err = a.runTUI(ctx, tui.Options{
 				Sources: []session.Source{session.Open(dir).Source()}, Mode: tui.ModeWatch, Watch: &info,
 				ExportDir: filepath.Join(os.TempDir(), "cuff-demo-exports"), Where: "the demo",
-				ApprovalNote: demoplay.Note,
+				ApprovalNote: demoplay.Note, Banner: demoplay.Banner,
 			}, b, nil)
 			cancel()
 			if perr := <-played; err == nil && perr != nil {

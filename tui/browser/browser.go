@@ -425,15 +425,26 @@ func (m Model) statusLine() string {
 	return common.Truncate("  "+status, m.width)
 }
 
+// emptyView says what to do when there is nothing to list yet.
 func (m Model) emptyView() string {
+	cmd, muted := m.st.Header.Render, m.st.Muted.Render
+	step := func(c, what string) string {
+		return "    " + cmd(common.PadRight(c, emptyCommandWidth)) + " " + muted(what)
+	}
 	lines := []string{
 		"",
 		"  " + m.st.Header.Render("No sessions yet."),
 		"",
-		"  " + m.st.Muted.Render("Sessions are recorded in "+common.Sanitize(m.where)+"."),
-		"  " + m.st.Muted.Render("Record one with  cuff exec -- go test ./..."),
-		"  " + m.st.Muted.Render("or have Claude Code recorded with  cuff hook install claude"),
-		"  " + m.st.Muted.Render("or watch the built-in demo:  cuff demo"),
+		"  " + muted("See cuff at work now:"),
+		step("cuff demo", "a replay of a recorded session; nothing runs"),
+		"",
+		"  " + muted("Record your own:"),
+		step("cuff hook install claude", "Claude Code: prompts, tools, commands, approvals"),
+		step("cuff mcp", "Codex, Cursor, any MCP client (docs/agents.md)"),
+		step("cuff exec -- go test ./...", "one command"),
+		"",
+		"  " + muted("Sessions are kept in "+common.Sanitize(m.where)+"; Claude Code's and Codex's own"),
+		"  " + muted("appear here too. This list refreshes by itself. q quits."),
 	}
 	for _, e := range m.errs {
 		lines = append(lines, "", "  "+m.st.Fail.Render(common.Sanitize(e)))
@@ -443,6 +454,9 @@ func (m Model) emptyView() string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// emptyCommandWidth is the column the empty view's commands take.
+const emptyCommandWidth = 27
 
 // KeyMap is the list's key map, for help.
 func (m Model) KeyMap() keys.Browser { return m.keys }

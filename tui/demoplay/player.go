@@ -28,6 +28,9 @@ const (
 	ApprovalWait = 5 * time.Minute
 )
 
+// Banner is the first line of the demo's screen: what it is.
+const Banner = "▶ cuff demo: a replay of a recorded session — nothing runs on your machine"
+
 // Note is the line the approval prompt shows during the demo.
 const Note = "Demo: a real request, filed with a broker in a temporary folder. Approve and the command's run plays; deny and it is skipped. Nothing runs."
 

@@ -238,3 +238,28 @@ func TestStopsWhileAsking(t *testing.T) {
 		t.Errorf("the request of a stopped demo is not withdrawn: %+v", d)
 	}
 }
+
+// TestFirstSecondsShowWork: at human pace the first 18 s of the demo play
+// the prompt, the agent's reasoning and answer, and its first tool calls —
+// no long wait before anything happens.
+func TestFirstSecondsShowWork(t *testing.T) {
+	b := approval.New(filepath.Join(t.TempDir(), "state"))
+	p, err := New(demo.Session(), filepath.Join(t.TempDir(), ".cuff"), 1, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at time.Duration
+	kinds := map[transcript.Type]int{}
+	for i, ev := range p.events {
+		if i > 0 {
+			at += p.gap(p.events[i-1].TS, ev.TS)
+		}
+		if at > 18*time.Second {
+			break
+		}
+		kinds[ev.Type]++
+	}
+	if kinds[transcript.TypeChatTurn] < 3 || kinds[transcript.TypeToolCall] < 2 {
+		t.Errorf("the first 18 s play only %v", kinds)
+	}
+}
