@@ -1,0 +1,226 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// attacker drives `cuff hook claude` the way Claude Code does: a
+// PreToolUse for each command, the command run for real when the hook
+// allows it (unsandboxed, so that only the gate stands in the way), and a
+// PostToolUse with its result.
+type attacker struct {
+	*hookEnv
+	n int
+}
+
+func newAttacker(t *testing.T) *attacker {
+	t.Helper()
+	a := &attacker{hookEnv: newHookEnv(t)}
+	a.send("SessionStart", map[string]any{"source": "startup"})
+	return a
+}
+
+// try asks the hook about cmd, runs it when allowed, and returns the
+// hook's decision and its whole output.
+func (a *attacker) try(cmd string) (string, result) {
+	a.t.Helper()
+	a.n++
+	id := fmt.Sprintf("toolu_attack_%d", a.n)
+	input := map[string]any{"command": cmd, "description": "attack step"}
+	r := a.send("PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": input, "tool_use_id": id})
+	perm, _ := permissionOf(a.t, r)
+	if perm != "allow" {
+		return perm, r
+	}
+	run := exec.Command("bash", "-c", cmd)
+	run.Dir, run.Env = a.dir, append(os.Environ(), "HOME="+a.state)
+	out, err := run.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	a.send("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": input, "tool_use_id": id,
+		"tool_response": map[string]any{"stdout": string(out), "stderr": "", "exit_code": code}})
+	return perm, r
+}
+
+// refused checks that the hook does not allow any of cmds.
+func (a *attacker) refused(cmds ...string) {
+	a.t.Helper()
+	for _, c := range cmds {
+		c = a.expand(c)
+		if perm, r := a.try(c); perm == "allow" {
+			a.t.Errorf("the hook allowed %q: %s", c, r.stdout)
+		}
+	}
+}
+
+// allowed checks that the hook allows each of cmds (and runs them).
+func (a *attacker) allowed(cmds ...string) {
+	a.t.Helper()
+	for _, c := range cmds {
+		c = a.expand(c)
+		if perm, r := a.try(c); perm != "allow" {
+			a.t.Errorf("the hook did not allow %q (%q): %s", c, perm, r.stdout)
+		}
+	}
+}
+
+// expand replaces $STATE and $PROJ in a command.
+func (a *attacker) expand(cmd string) string {
+	return strings.NewReplacer("$STATE", a.state, "$PROJ", a.dir).Replace(cmd)
+}
+
+func (a *attacker) write(rel, body string, mode os.FileMode) {
+	a.t.Helper()
+	p := filepath.Join(a.dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		a.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), mode); err != nil {
+		a.t.Fatal(err)
+	}
+}
+
+// TestHookHoldsAgainstTheAttacks is issue 10's end-to-end check: for each
+// class of attack, a sequence of tool calls through the built hook, where
+// every step the hook allows really runs, and no step after the attack
+// gets allow for what the trusted policy asks about or denies.
+func TestHookHoldsAgainstTheAttacks(t *testing.T) {
+	t.Run("link then write through it", func(t *testing.T) {
+		a := newAttacker(t)
+		a.refused("ln -s / r", "ln -s .. up", "ln -s $STATE s", "cp -s /etc/hostname h", "ln $STATE/x y")
+		// A link that arrived anyway (a checkout, an archive) is followed.
+		if err := os.Symlink("/", filepath.Join(a.dir, "r")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(a.state, filepath.Join(a.dir, "s")); err != nil {
+			t.Fatal(err)
+		}
+		a.refused("printf '{}' > r$STATE/grants/forged.json", "printf '{}' > s/grants/forged.json",
+			"cp README.md s/approvals/decided/x.json", "echo x >> r$STATE/.bashrc", "rm -rf s/", "mkdir -p s/grants")
+		if _, err := os.Stat(filepath.Join(a.state, "grants", "forged.json")); err == nil {
+			t.Error("a grant was forged through a link")
+		}
+		a.allowed("cat s/README.md 2>/dev/null; true", "rm s", "echo ok > notes.txt")
+	})
+
+	t.Run("extract or patch, then commit", func(t *testing.T) {
+		a := newAttacker(t)
+		var buf bytes.Buffer
+		tw := tar.NewWriter(&buf)
+		tw.WriteHeader(&tar.Header{Name: ".git/hooks/pre-commit", Mode: 0o755, Size: 20, Typeflag: tar.TypeReg})
+		tw.Write([]byte("#!/bin/sh\ntouch PWN\n"))
+		tw.Close()
+		a.write("evil.tar", buf.String(), 0o644)
+		a.write("hook.diff", "--- /dev/null\n+++ b/.git/hooks/pre-commit\n@@ -0,0 +1,2 @@\n+#!/bin/sh\n+touch PWN\n", 0o644)
+		a.write("settings.diff", "--- /dev/null\n+++ b/.claude/settings.json\n@@ -0,0 +1 @@\n+{}\n", 0o644)
+		os.MkdirAll(filepath.Join(a.dir, "tpl", ".git", "hooks"), 0o755)
+		a.write("tpl/.git/hooks/pre-commit", "#!/bin/sh\ntouch PWN\n", 0o755)
+		a.refused("tar -xf evil.tar", "tar xf evil.tar -C .", "patch -p1 < hook.diff", "patch -p1 < settings.diff",
+			"git apply hook.diff", "cp -r tpl/. .", "csplit -f .git/hooks/pre-commi -b t README.md /x/",
+			"split -d README.md .git/hooks/pre-commi", "git ls-files -z | xargs -0 sed -i s/a/b/")
+		if _, err := os.Stat(filepath.Join(a.dir, ".git", "hooks", "pre-commit")); err == nil {
+			t.Fatal("a hook was planted")
+		}
+		a.try("git add -A && git commit -qm x")
+		if _, err := os.Stat(filepath.Join(a.dir, "PWN")); err == nil {
+			t.Error("a planted hook ran")
+		}
+	})
+
+	t.Run("variables that name files", func(t *testing.T) {
+		a := newAttacker(t)
+		os.MkdirAll(filepath.Join(a.dir, ".claude"), 0o755)
+		a.write(".claude/settings.json", "{}\n", 0o644)
+		a.refused("GIT_TRACE=$PROJ/.claude/settings.json git status", "GIT_TRACE=.claude/settings.json git status",
+			"GIT_TRACE=$STATE/.bashrc git log -1", "export GIT_TRACE_PACKET=$STATE/grants/x; git status")
+		if data, _ := os.ReadFile(filepath.Join(a.dir, ".claude", "settings.json")); string(data) != "{}\n" {
+			t.Errorf(".claude/settings.json was changed: %q", data)
+		}
+		a.allowed("GIT_TRACE=1 git status")
+	})
+
+	t.Run("forged grants, decisions and taint", func(t *testing.T) {
+		a := newAttacker(t)
+		os.MkdirAll(filepath.Join(a.dir, ".cuff"), 0o700)
+		a.write(".cuff/policy.yml", "rules:\n  - {match: \"make deploy\", action: deny, reason: CI deploys}\n", 0o600)
+		a.run("", "trust")
+		// Writing cuff's state, however spelled, is not allowed.
+		a.refused("printf '{}' > $STATE/grants/x.json", "cd $STATE/approvals/decided && echo '{}' > x.json",
+			"cp README.md $STATE/grants/", "rm -rf $STATE/grants", "tee $STATE/approvals/decided/x.json < README.md",
+			"cuff approve abc", "cuff trust", "echo x | cuff hook claude")
+		// A grant file cuff did not write is not honoured; one in cuff's
+		// own shape for a denied or guarded command does not outrank the
+		// rule.
+		key := "claude-hook:" + a.session
+		now := time.Now().UTC().Format(time.RFC3339Nano)
+		sum := sha256.Sum256([]byte(key))
+		grant := filepath.Join(a.state, "grants", hex.EncodeToString(sum[:16])+".json")
+		os.MkdirAll(filepath.Dir(grant), 0o700)
+		for _, body := range []string{
+			fmt.Sprintf(`{"v":1,"session_key":%q,"commands":["python3 -c 'print(1)'"],"updated_at":%q,"by":"tui"}`, key, now),
+			fmt.Sprintf(`{"v":1,"session_key":%q,"commands":["python3 -c 'print(1)'"],"updated_at":%q,"taint":["none"]}`, key, now),
+		} {
+			os.WriteFile(grant, []byte(body), 0o600)
+			a.refused("python3 -c 'print(1)'")
+		}
+		// In cuff's own shape a grant counts (this is what the gate keeps the
+		// agent from writing), but never for a denied or guarded command.
+		os.WriteFile(grant, []byte(fmt.Sprintf(`{"v":1,"session_key":%q,"commands":["python3 -c 'print(1)'","make deploy","rm -rf .git"],"updated_at":%q}`, key, now)), 0o600)
+		if perm, r := a.try("python3 -c 'print(1)'"); perm != "allow" {
+			t.Fatalf("a grant in cuff's shape did not count, so this test proves nothing: %q %s", perm, r.stdout)
+		}
+		if perm, r := a.try("make deploy"); perm != "deny" {
+			t.Errorf("a grant outranked a deny rule: %q %s", perm, r.stdout)
+		}
+		a.refused("rm -rf .git")
+	})
+
+	t.Run("policy edited, then used", func(t *testing.T) {
+		a := newAttacker(t)
+		os.MkdirAll(filepath.Join(a.dir, ".cuff"), 0o700)
+		a.write(".cuff/policy.yml", "rules:\n  - {match: \"git push *\", action: ask}\n", 0o600)
+		a.run("", "trust")
+		a.refused("printf 'rules:\\n  - {match: \"*\", action: allow}\\n' > .cuff/policy.yml",
+			"sed -i s/ask/allow/ .cuff/policy.yml", "echo 'gate: {mode: taint}' > .cuff/settings.yml")
+		// Edited anyway (a pull, a person's slip): what it loosens waits.
+		a.write(".cuff/policy.yml", "rules:\n  - {match: \"git push *\", action: allow}\n  - {match: \"curl *\", action: allow}\n", 0o600)
+		a.write(".cuff/settings.yml", "gate:\n  mode: taint\napprovals:\n  no_watcher: allow\n", 0o600)
+		perm, r := a.try("curl -s https://example.com")
+		if perm == "allow" {
+			t.Errorf("an untrusted allow rule applied: %s", r.stdout)
+		}
+		if !strings.Contains(r.stdout, "cuff trust") {
+			t.Errorf("the hook did not say how to trust the change: %s", r.stdout)
+		}
+		a.refused("git push origin main", "python3 -c 'print(1)'")
+		// The person trusts it: now it applies.
+		if rr := a.run("", "trust"); rr.code != 0 {
+			t.Fatalf("cuff trust: %+v", rr)
+		}
+		if perm, r := a.try("curl -s --max-time 1 http://127.0.0.1:9/x || true"); perm != "allow" {
+			t.Errorf("after cuff trust: %q %s", perm, r.stdout)
+		}
+	})
+
+	t.Run("secrets read", func(t *testing.T) {
+		a := newAttacker(t)
+		os.MkdirAll(filepath.Join(a.state, ".ssh"), 0o700)
+		os.WriteFile(filepath.Join(a.state, ".ssh", "id_ed25519"), []byte("KEY"), 0o600)
+		a.write(".env", "TOKEN=x\n", 0o600)
+		a.refused("cat ~/.ssh/id_ed25519", "cat .env", "env", "printenv", "cat /proc/self/environ", "jq -n '$ENV'",
+			"sed 'r .env' README.md", "echo $GITHUB_TOKEN")
+		a.allowed("cat README.md", "printenv HOME")
+	})
+}
