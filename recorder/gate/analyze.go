@@ -228,6 +228,11 @@ func (c *call) cd() {
 		}
 		c.a.chdir(x, true)
 	}
+	if c.a.cwd != "" {
+		if pl := c.a.placeAbs(c.a.cwd, true); !pl.exists || !c.a.lookup(pl.real).dir {
+			c.a.cdMayFail = true // cd fails if the directory is not there (yet)
+		}
+	}
 }
 
 // kill stops processes: local, but not something to allow unasked; every

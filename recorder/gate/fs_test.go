@@ -178,6 +178,11 @@ func TestWritesThroughLinks(t *testing.T) {
 		{"cp -a tree tree2", VerdictAsk},
 		{"mv tree ../tree", VerdictAsk},
 		{"echo x > r/proc/self/root/etc/x", VerdictAsk},
+		// A cd that fails leaves the shell where it was (found by the fuzzer).
+		{"cd h/.bashrc && echo x > f; echo x > ../outside/x", VerdictAsk},
+		{"cd nowhere/a/b; echo x > ../../../../outside/x", VerdictAsk},
+		{"mkdir -p build && cd build && echo x > ../src/x.go", VerdictAllow},
+		{"cd src && echo x > ../notes.txt; ls", VerdictAllow},
 		// Through links that stay inside, and the links themselves.
 		{"echo x > inner/new.go", VerdictAllow},
 		{"sed -i s/a/b/ inner/main.go", VerdictAllow},

@@ -88,6 +88,7 @@ type Gate struct {
 	home        string
 	temps       []string
 	realHome    string
+	secrets     []secretPlace
 	// known maps directories resolved when the gate was made (the
 	// workspace root, as given and as it really is) to their real paths.
 	known     []knownDir
@@ -134,6 +135,11 @@ func New(opts Options) (*Gate, error) {
 		}
 	}
 	g.realHome = realDir(g.home)
+	if g.realHome != g.home {
+		g.secrets = secretPlaces(g.home, g.realHome)
+	} else {
+		g.secrets = secretPlaces(g.home)
+	}
 	g.dir = cleanAbs(opts.Dir)
 	switch ws := cleanAbs(opts.Workspace); {
 	case ws != "":

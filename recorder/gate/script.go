@@ -30,6 +30,9 @@ type analysis struct {
 	// path words land, for this command line.
 	seen   map[string]linkInfo
 	places map[placeKey]place
+	// cdMayFail: a cd whose target is not a directory now changed cwd;
+	// what runs after it unless it succeeded may run elsewhere.
+	cdMayFail bool
 	// written holds the files the line's commands write, by real path.
 	written map[string]bool
 	// hooksSeen caches the hooks of the repositories looked up, by the
@@ -57,7 +60,7 @@ func (a *analysis) reset(g *Gate) {
 	}
 	clear(a.entries)
 	a.g, a.entries, a.cwd, a.used, a.level = g, a.entries[:0], g.dir, 0, 0
-	a.depth, a.over, a.salvaging, a.wroteCode = 0, false, false, ""
+	a.depth, a.over, a.salvaging, a.wroteCode, a.cdMayFail = 0, false, false, "", false
 	clear(a.hooksSeen)
 	clear(a.made)
 	clear(a.written)
@@ -88,6 +91,9 @@ type site struct {
 	loop   bool // inside a loop or a function body
 	// feeds finds the statement that writes a piped statement's input.
 	feeds map[*syntax.Stmt]*syntax.Stmt
+	// afterAnd: the statement runs only if what && has on its left
+	// succeeded.
+	afterAnd bool
 }
 
 // newEntry starts the explanation of one simple command.
@@ -256,6 +262,8 @@ type collector struct {
 	// feeds maps the first statement on the right of a pipe to the last
 	// one on its left: what writes the pipe it reads.
 	feeds    map[*syntax.Stmt]*syntax.Stmt
+	// afterAnd marks the statements on the right of an &&.
+	afterAnd map[*syntax.Stmt]bool
 	loops    int
 	siteBuf  [4]site
 	stackBuf [24]syntax.Node
@@ -273,7 +281,7 @@ func (c *collector) collect(src string, f *syntax.File) []site {
 func (c *collector) reset() {
 	clear(c.siteBuf[:])
 	clear(c.stackBuf[:])
-	c.sites, c.stack, c.piped, c.feeds, c.loops, c.src = nil, nil, nil, nil, 0, ""
+	c.sites, c.stack, c.piped, c.feeds, c.afterAnd, c.loops, c.src = nil, nil, nil, nil, nil, 0, ""
 }
 
 // visit is the syntax.Walk callback: it keeps the stack of open nodes and
@@ -304,6 +312,19 @@ func (c *collector) visit(n syntax.Node) bool {
 			c.note(n, "destructive: the function "+n.Name.Value+" calls itself, which can exhaust the machine (a fork bomb)")
 		}
 	case *syntax.BinaryCmd:
+		if n.Op == syntax.AndStmt {
+			// What && runs on its right runs only if its left succeeded,
+			// a cd there included.
+			if c.afterAnd == nil {
+				c.afterAnd = map[*syntax.Stmt]bool{}
+			}
+			syntax.Walk(n.Y, func(m syntax.Node) bool {
+				if st, ok := m.(*syntax.Stmt); ok {
+					c.afterAnd[st] = true
+				}
+				return true
+			})
+		}
 		if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
 			c.markPiped(n.Y)
 			if c.feeds == nil {
@@ -312,7 +333,7 @@ func (c *collector) visit(n syntax.Node) bool {
 			c.feeds[pipeEnd(n.Y, false)] = pipeEnd(n.X, true)
 		}
 	case *syntax.Stmt:
-		s := site{stmt: n, loop: c.loops > 0, piped: c.piped[n], feeds: c.feeds}
+		s := site{stmt: n, loop: c.loops > 0, piped: c.piped[n], feeds: c.feeds, afterAnd: c.afterAnd[n]}
 		switch cmd := n.Cmd.(type) {
 		case *syntax.CallExpr:
 			s.kind, s.call = siteCall, cmd
@@ -434,6 +455,11 @@ func holdsCode(s string) bool {
 
 // site classifies one site.
 func (a *analysis) site(src string, s site) {
+	if a.cdMayFail && s.stmt != nil && !s.afterAnd {
+		// A cd before this statement may have failed, and this statement
+		// runs anyway: it runs in the old directory or the new one.
+		a.cwd, a.cdMayFail = "", false
+	}
 	switch s.kind {
 	case siteCall:
 		a.callSite(src, s)

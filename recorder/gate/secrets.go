@@ -79,42 +79,53 @@ func envExample(lower string) bool {
 	return false
 }
 
+// secretPlace is a credential store: a file or a directory tree.
+type secretPlace struct {
+	path, slash string // the path, and the path with a trailing slash
+	shown       string // how explanations name it
+	ssh         bool   // ~/.ssh, where public keys and known hosts are not secret
+}
+
+// secretPlaces lists the credential stores for a home folder (as given and
+// as it really is), once per gate.
+func secretPlaces(homes ...string) []secretPlace {
+	var out []secretPlace
+	for _, s := range systemSecrets {
+		out = append(out, secretPlace{path: s, slash: s + "/", shown: s})
+	}
+	for _, h := range homes {
+		if h == "" {
+			continue
+		}
+		for _, s := range homeSecrets {
+			out = append(out, secretPlace{path: h + "/" + s, slash: h + "/" + s + "/", shown: "~/" + s, ssh: s == ".ssh"})
+		}
+	}
+	return out
+}
+
 // secretPath says why the real absolute path p holds credentials, or "".
 func (g *Gate) secretPath(p string) string {
 	if p == "" {
 		return ""
 	}
 	if strings.HasPrefix(p, "/proc/") {
-		parts := strings.Split(p, "/")
-		if last := parts[len(parts)-1]; last == "environ" || last == "mem" {
+		if last := p[strings.LastIndexByte(p, '/')+1:]; last == "environ" || last == "mem" {
 			return p + " holds a process's environment or memory"
 		}
 		return ""
 	}
-	for _, s := range systemSecrets {
-		if p == s || strings.HasPrefix(p, s+"/") {
-			return p + " holds the system's credentials"
-		}
-	}
-	for _, h := range [...]string{g.realHome, g.home} {
-		if h == "" {
-			continue
-		}
-		rel, ok := strings.CutPrefix(p, h+"/")
-		if !ok {
-			continue
-		}
-		for _, s := range homeSecrets {
-			if rel == s || strings.HasPrefix(rel, s+"/") {
-				if strings.HasPrefix(s, ".ssh") && publicSSH(path.Base(rel)) {
-					return ""
-				}
-				return "~/" + rel + " holds credentials"
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	for _, s := range g.secrets {
+		if p == s.path || strings.HasPrefix(p, s.slash) {
+			if s.ssh && publicSSH(base) {
+				return ""
 			}
+			return p + " lies in " + s.shown + ", which holds credentials"
 		}
 	}
-	if secretName(path.Base(p)) {
-		return path.Base(p) + " holds credentials"
+	if secretName(base) {
+		return base + " holds credentials"
 	}
 	return ""
 }
