@@ -261,7 +261,7 @@ type collector struct {
 	piped map[*syntax.Stmt]bool
 	// feeds maps the first statement on the right of a pipe to the last
 	// one on its left: what writes the pipe it reads.
-	feeds    map[*syntax.Stmt]*syntax.Stmt
+	feeds map[*syntax.Stmt]*syntax.Stmt
 	// afterAnd marks the statements on the right of an &&.
 	afterAnd map[*syntax.Stmt]bool
 	loops    int
