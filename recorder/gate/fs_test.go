@@ -456,3 +456,40 @@ func TestSecretReads(t *testing.T) {
 		t.Errorf("README.md is not a secret")
 	}
 }
+
+// TestGitHooksAreAgentCode: a git command that runs a hook of the
+// repository runs what the hook runs, often the project's own code: only
+// in the sandbox is it allowed.
+func TestGitHooksAreAgentCode(t *testing.T) {
+	tr := newRealTree(t)
+	out := func(cmd string) Result { return tr.g.Decide(t.Context(), cmd, Input{}) }
+	if r := out("git commit -m x"); r.Verdict != VerdictAllow || r.AgentCode {
+		t.Errorf("git commit without hooks: %s agent_code=%t", r.Verdict, r.AgentCode)
+	}
+	os.WriteFile(tr.ws+"/.git/hooks/pre-commit.sample", []byte("#!/bin/sh\n"), 0o755)
+	os.WriteFile(tr.ws+"/.git/hooks/pre-commit", []byte("#!/bin/sh\n"), 0o644) // not executable: git skips it
+	if r := out("git commit -m x"); r.Verdict != VerdictAllow {
+		t.Errorf("git commit with only a sample and a hook git does not run: %s %v", r.Verdict, r.Reasons)
+	}
+	os.Chmod(tr.ws+"/.git/hooks/pre-commit", 0o755)
+	if r := out("git commit -m x"); r.Verdict != VerdictNone || !r.AgentCode {
+		t.Errorf("git commit with a pre-commit hook, outside the sandbox: %s %v", r.Verdict, r.Reasons)
+	}
+	if r := tr.g.Decide(t.Context(), "git commit -m x", Input{Sandboxed: true}); r.Verdict != VerdictAllow {
+		t.Errorf("git commit with a hook, in the sandbox: %s", r.Verdict)
+	}
+	if r := out("git log -3"); r.Verdict != VerdictAllow || r.AgentCode {
+		t.Errorf("git log runs no hook: %s", r.Verdict)
+	}
+	os.Remove(tr.ws + "/.git/hooks/pre-commit")
+	os.MkdirAll(tr.ws+"/.husky/_", 0o755)
+	os.WriteFile(tr.ws+"/.husky/_/pre-push", []byte("#!/bin/sh\n"), 0o755)
+	os.WriteFile(tr.ws+"/.git/config", []byte("[core]\n\thooksPath = .husky/_\n"), 0o644)
+	g := tr.gate(t, Options{})
+	if r := g.Decide(t.Context(), "git push origin main", Input{}); !r.AgentCode {
+		t.Errorf("git push with a pre-push hook under core.hooksPath: %v", r.Reasons)
+	}
+	if r := g.Decide(t.Context(), "git commit -m x", Input{}); r.AgentCode {
+		t.Errorf("git commit runs no pre-push hook: %v", r.Reasons)
+	}
+}

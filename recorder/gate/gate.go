@@ -91,10 +91,12 @@ type Gate struct {
 	secrets     []secretPlace
 	// known maps directories resolved when the gate was made (the
 	// workspace root, as given and as it really is) to their real paths.
-	known     []knownDir
-	protected []string
-	parsers   sync.Pool // *syntax.Parser
-	analyses  sync.Pool // *analysis
+	known          []knownDir
+	protected      []string
+	globalHooks    sync.Once // reads globalHooksDir
+	globalHooksDir string
+	parsers        sync.Pool // *syntax.Parser
+	analyses       sync.Pool // *analysis
 }
 
 // New builds a gate from opts.

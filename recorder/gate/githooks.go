@@ -58,7 +58,7 @@ func (a *analysis) repoHooks(dir string) []string {
 	if h, ok := a.hooksSeen[dir]; ok {
 		return h
 	}
-	hooks := findHooks(dir, a.g.home)
+	hooks := findHooks(dir, a.g.home, a.g.globalHooksPath())
 	if a.hooksSeen == nil {
 		a.hooksSeen = map[string][]string{}
 	}
@@ -66,7 +66,32 @@ func (a *analysis) repoHooks(dir string) []string {
 	return hooks
 }
 
-func findHooks(dir, home string) []string {
+// globalHooksPath is core.hooksPath as the user's and the system's git
+// configuration set it, read once per gate: those files lie outside the
+// work tree, where no allowed command writes.
+func (g *Gate) globalHooksPath() string {
+	g.globalHooks.Do(func() {
+		files := []string{}
+		if g.home != "" {
+			files = append(files, g.home+"/.gitconfig", g.home+"/.config/git/config")
+		}
+		for _, f := range append(files, "/etc/gitconfig") {
+			if p := hooksPathIn(f); p != "" {
+				if strings.HasPrefix(p, "~/") && g.home != "" {
+					p = g.home + p[1:]
+				}
+				g.globalHooksDir = p
+				return
+			}
+		}
+	})
+	return g.globalHooksDir
+}
+
+// findHooks lists the hooks of the repository around dir; global is the
+// user's core.hooksPath, which the repository's own configuration
+// overrides.
+func findHooks(dir, home, global string) []string {
 	top, gitDir := "", ""
 	for i, d := 0, path.Clean(dir); i < maxGitUp; i++ {
 		fi, err := os.Lstat(d + "/.git")
@@ -97,21 +122,18 @@ func findHooks(dir, home string) []string {
 		common = path.Clean(c)
 	}
 	hooksDir := common + "/hooks"
-	configs := []string{common + "/config", "/etc/gitconfig"}
-	if home != "" {
-		configs = append(configs, home+"/.gitconfig", home+"/.config/git/config")
+	p := hooksPathIn(common + "/config")
+	if p == "" {
+		p = global
 	}
-	for _, f := range configs {
-		if p := hooksPathIn(f); p != "" {
-			switch {
-			case strings.HasPrefix(p, "~/") && home != "":
-				p = home + p[1:]
-			case !path.IsAbs(p):
-				p = top + "/" + p
-			}
-			hooksDir = path.Clean(p)
-			break
+	if p != "" {
+		switch {
+		case strings.HasPrefix(p, "~/") && home != "":
+			p = home + p[1:]
+		case !path.IsAbs(p):
+			p = top + "/" + p // relative to the work tree's top, as git reads it
 		}
+		hooksDir = path.Clean(p)
 	}
 	entries, err := os.ReadDir(hooksDir)
 	if err != nil {
