@@ -142,6 +142,8 @@ func analyzerFor(name string) func(*call) {
 		return (*call).cpio
 	case "dd":
 		return (*call).dd
+	case "mktemp":
+		return (*call).mktemp
 	case "chmod", "chown", "chgrp", "chflags", "setfacl":
 		return (*call).chmod
 	case "tar", "gtar", "bsdtar":
@@ -199,7 +201,8 @@ func analyzerFor(name string) func(*call) {
 		"clang-format", "gcc", "g++", "cc", "c++", "clang", "clang++", "javac", "ld", "biome",
 		"stylelint", "tslint", "pyright", "basedpyright", "ty", "coverage", "nodemon", "turbo",
 		"nx", "lerna", "vite", "webpack", "rollup", "esbuild", "swc", "babel", "gradlew", "mvnw",
-		"just", "task", "invoke", "rails":
+		"just", "task", "invoke", "rails", "next", "nuxt", "astro", "remix", "svelte-check", "vue-tsc", "knip",
+		"tsup", "playwright-test", "cypress", "karma", "ava", "tap", "jasmine", "c8", "nyc":
 		return (*call).toolchain
 	}
 	return nil

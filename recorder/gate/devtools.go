@@ -175,7 +175,8 @@ func outputOption(name string) bool {
 	case "o", "d", "output", "coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile",
 		"trace", "outputdir", "junitxml", "junit-xml", "basetemp", "outdir", "out-dir", "target-dir",
 		"cov-report", "html", "log-file", "result-log", "coveragedirectory", "cache-dir", "cachelocation",
-		"report-dir", "reports-dir", "results-dir", "json-report-file", "outputfile", "output-file", "build-dir":
+		"report-dir", "reports-dir", "results-dir", "json-report-file", "outputfile", "output-file", "build-dir",
+		"pack-destination", "destination", "dest", "dist-dir", "artifacts-dir":
 		return true
 	}
 	return strings.HasPrefix(n, "output") || strings.HasSuffix(n, "-output")

@@ -128,6 +128,16 @@ func (c *call) fileTool() {
 		return
 	}
 	n := ops.operands
+	if c.name == "rename" && len(n) > 0 {
+		if !renameExpr(n[0]) {
+			c.risky("interpreter: rename " + n[0].val + " may be a Perl expression, which runs code")
+			return
+		}
+		n = n[1:]
+		if len(n) > 0 && !strings.HasPrefix(ops.operands[0].val, "s") && !strings.HasPrefix(ops.operands[0].val, "y") {
+			n = n[1:] // util-linux rename FROM TO FILES
+		}
+	}
 	switch c.name {
 	case "cp", "install", "ln":
 		if len(n) > 1 && !ops.has("-t", "--target-directory") {
@@ -190,6 +200,49 @@ func (c *call) splitOutputs(ops scanResult) {
 	out.val += "*" + suffix
 	out.glob = true
 	c.writes(out, c.name+" writes")
+}
+
+// renameExpr reports whether the first operand of rename is plain text or
+// a Perl substitution without code (s/a/b/, y/a/b/): the Perl rename runs
+// any other expression, and s///e runs code.
+func renameExpr(x arg) bool {
+	v := x.val
+	if !x.static() {
+		return false
+	}
+	if len(v) > 2 && (v[0] == 's' || v[0] == 'y') && !isAlnum(v[1]) {
+		d := v[1]
+		parts := strings.Split(v[2:], string(d))
+		if len(parts) != 3 {
+			return false
+		}
+		return strings.Trim(parts[2], "gimsxr") == "" // no e flag
+	}
+	return !strings.ContainsAny(v, "(){};$@`\\&|")
+}
+
+func isAlnum(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_'
+}
+
+// mktemp creates a file or directory named by its template (in -p DIR,
+// $TMPDIR or /tmp): a write where the template or directory says.
+func (c *call) mktemp() {
+	ops := scan(c.args, optSpec{short: "p", long: []string{"tmpdir", "suffix"}})
+	c.local("mktemp creates a temporary file")
+	dir, hasDir := ops.get("-p", "--tmpdir")
+	for _, x := range ops.operands {
+		if hasDir && dir.hasVal && !strings.Contains(x.val, "/") {
+			x = arg{val: strings.TrimRight(dir.val.val, "/") + "/" + x.val, dyn: x.dyn || dir.val.dyn}
+		} else if !ops.has("-t") && !strings.Contains(x.val, "/") {
+			continue // in $TMPDIR
+		}
+		x.val = strings.TrimRight(x.val, "X") + "x"
+		c.writes(x, "mktemp creates")
+	}
+	if hasDir && dir.hasVal && len(ops.operands) == 0 {
+		c.writes(arg{val: strings.TrimRight(dir.val.val, "/") + "/tmp.x", dyn: dir.val.dyn}, "mktemp creates")
+	}
 }
 
 // dd copies blocks; writing to a device or outside the workspace is

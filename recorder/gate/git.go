@@ -265,6 +265,10 @@ func (c *call) gitSub(sub string, rest []arg) {
 				return
 			}
 		}
+		ops := scan(rest, optSpec{short: "b", long: []string{"initial-branch", "object-format", "ref-format", "shared"}})
+		for _, x := range ops.operands {
+			c.writes(x, "git init creates a repository in")
+		}
 	case "apply", "am":
 		for _, x := range rest {
 			if x.val == "--unsafe-paths" {

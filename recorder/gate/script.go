@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,9 @@ type analysis struct {
 	// cdMayFail: a cd whose target is not a directory now changed cwd;
 	// what runs after it unless it succeeded may run elsewhere.
 	cdMayFail bool
+	// secretVars are the variables this line set to credential files'
+	// paths, with why.
+	secretVars map[string]string
 	// written holds the files the line's commands write, by real path.
 	written map[string]bool
 	// hooksSeen caches the hooks of the repositories looked up, by the
@@ -64,6 +68,7 @@ func (a *analysis) reset(g *Gate) {
 	clear(a.hooksSeen)
 	clear(a.made)
 	clear(a.written)
+	clear(a.secretVars)
 	clear(a.seen)
 	clear(a.places)
 }
@@ -544,13 +549,21 @@ func (a *analysis) declSite(src string, s site) {
 	a.finishEntry(e)
 }
 
-// declDump says why a declaration builtin without names prints every
-// variable (export -p, declare -x, typeset), or "".
+// declDump says why a declaration builtin prints secrets: without names
+// it prints every variable (export -p, declare -x, typeset), and with -p
+// the values of those named, or "".
 func declDump(variant string, args []string) string {
+	names := 0
 	for _, a := range args {
 		if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") {
-			return ""
+			names++
+			if slices.Contains(args, "-p") && !strings.Contains(a, "=") && secretVar(a) {
+				return variant + " -p " + a + " prints a variable that holds a secret"
+			}
 		}
+	}
+	if names > 0 {
+		return ""
 	}
 	return variant + " " + strings.Join(args, " ") + " prints every variable, secrets among them"
 }
@@ -569,6 +582,16 @@ func (a *analysis) assign(e *Command, src string, as *syntax.Assign) {
 		}
 	}
 	val, static := literalText(src, as.Value)
+	if static && val != "" {
+		if why := a.secretWord(arg{val: val}, false, false); why != "" {
+			// A variable set to a credential file's path: reading $name
+			// reads it.
+			if a.secretVars == nil {
+				a.secretVars = map[string]string{}
+			}
+			a.secretVars[name] = why
+		}
+	}
 	kind, reason := a.classifyEnv(name, val, static)
 	switch kind {
 	case envRisky:

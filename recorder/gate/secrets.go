@@ -204,7 +204,7 @@ func noContents(name string) bool {
 	case "ls", "dir", "vdir", "stat", "du", "test", "[", "realpath", "readlink", "basename", "dirname", "touch",
 		"mkdir", "rmdir", "chmod", "chown", "chgrp", "cd", "pushd", "popd", "which", "type", "whereis", "tree",
 		"wc", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "shasum", "b2sum", "cksum",
-		"sum", "echo", "printf", "find", "fd", "fdfind", "rm", "unlink", "shred", "mv", "ln", "git", "cuff", "file",
+		"sum", "echo", "printf", "find", "fd", "fdfind", "rm", "unlink", "shred", "mv", "ln", "cuff", "file",
 		"command", "kill", "pkill", "sleep", "export", "unset", "alias", "hash", "true", "false", ":", "lsof", "df":
 		return true
 	}
@@ -251,6 +251,9 @@ func (a *analysis) secretWord(x arg, recursive, hidden bool) string {
 		return ""
 	}
 	if x.dyn {
+		if why := a.secretMention(x.val); why != "" {
+			return why
+		}
 		pat := expansion.ReplaceAllString(x.val, "*")
 		for _, p := range [...]string{"$HOME", "${HOME}"} {
 			if strings.HasPrefix(x.val, p) && a.g.home != "" {
@@ -289,6 +292,27 @@ func (a *analysis) secretWord(x arg, recursive, hidden bool) string {
 	}
 	if recursive && (!pl.exists || a.lookup(pl.real).dir) {
 		return a.containsSecrets(pl.real, hidden)
+	}
+	return ""
+}
+
+// secretMarks are pieces of text that name credential material.
+var secretMarks = []string{".ssh/", "/.ssh", "id_rsa", "id_ed25519", "id_ecdsa", ".aws/", ".env", ".pem", "/environ",
+	".netrc", ".git-credentials", ".gnupg", ".kube/config", "_history", "credentials", ".pgpass", ".vault-token"}
+
+// secretMention says why a word holding expansions reads credentials: it
+// names them in its own text (cat $(echo ~/.ssh/id_rsa)), or expands a
+// variable this command line set to such a path.
+func (a *analysis) secretMention(v string) string {
+	for _, m := range secretMarks {
+		if strings.Contains(v, m) && !strings.Contains(v, m+".example") && !strings.Contains(v, m+".sample") {
+			return v + " mentions " + strings.Trim(m, "/")
+		}
+	}
+	for name, why := range a.secretVars {
+		if strings.Contains(v, "$"+name) || strings.Contains(v, "${"+name) {
+			return "$" + name + " holds a path that " + why
+		}
 	}
 	return ""
 }
@@ -336,6 +360,9 @@ func (c *call) secretReads() {
 	recursive, hidden := recursiveReader(c.name, c.args)
 	for _, x := range c.args {
 		v := x.val
+		if strings.ContainsAny(v, " \t\n") && !strings.Contains(v, "/") {
+			continue // a message or a pattern, not a file's name
+		}
 		if strings.HasPrefix(v, "-") && !x.dyn {
 			if _, val, ok := strings.Cut(v, "="); ok && strings.HasPrefix(v, "--") {
 				x = arg{val: val}
@@ -357,7 +384,18 @@ func (c *call) envDump() string {
 	args := c.args
 	switch c.name {
 	case "env", "printenv":
-		if len(args) == 0 || c.name == "env" && onlyOptions(args) {
+		if c.name == "env" {
+			ops := scan(args, optSpec{short: "uCS", long: []string{"unset", "chdir", "split-string"}, stop: true})
+			rest := ops.operands
+			for len(rest) > 0 && assignWord(rest[0].val) {
+				rest = rest[1:]
+			}
+			if len(rest) == 0 && !ops.has("-S", "--split-string") {
+				return "env prints every environment variable, tokens and keys among them"
+			}
+			return ""
+		}
+		if len(args) == 0 || onlyOptions(args) {
 			return c.name + " prints every environment variable, tokens and keys among them"
 		}
 		if c.name == "printenv" {
