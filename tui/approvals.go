@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"github.com/cuff-dev/cuff/tui/browser"
 	"sort"
 	"time"
 
@@ -145,7 +146,13 @@ func (m Model) approvalChanged(msg ApprovalMsg) (tea.Model, tea.Cmd) {
 		}
 		cmd := m.showNext(true)
 		m.syncPrompt()
-		return m, tea.Batch(cmd, m.ensureTick())
+		var list tea.Cmd
+		if m.waiting {
+			// A request is a session at work: cuff watch looks for it now,
+			// not at the next refresh, which may come after it has ended.
+			list = browser.List(m.opts.Context, m.opts.Sources)
+		}
+		return m, tea.Batch(cmd, m.ensureTick(), list)
 	}
 	m.closed[id] = true
 	req, queued := m.queue.remove(id)

@@ -12,17 +12,7 @@ import (
 // waitWithout waits until the screen no longer shows text.
 func waitWithout(t *testing.T, ts *tmuxtest.Session, text string) string {
 	t.Helper()
-	deadline := time.Now().Add(screenWait)
-	for {
-		s := ts.Screen()
-		if !strings.Contains(s, text) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the screen still shows %q:\n%s", text, s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return ts.WaitFor("no more "+text, func(s string) bool { return !strings.Contains(s, text) })
 }
 
 // lastLine is the bottom line of a screen: the hint line.

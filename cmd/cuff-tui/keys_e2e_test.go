@@ -14,7 +14,9 @@ import (
 	"github.com/cuff-dev/cuff/transcript"
 )
 
-// writeEvents writes a whole session of the given bodies into the store.
+// writeEvents writes a whole session of the given bodies into the store,
+// as a recorder that just finished would leave it (through a rename, so a
+// listing never reads half of it): the listing finds it on its next pass.
 func (p project) writeEvents(t *testing.T, id string, at time.Time, bodies ...transcript.Body) {
 	t.Helper()
 	var buf bytes.Buffer
@@ -35,7 +37,11 @@ func (p project) writeEvents(t *testing.T, id string, at time.Time, bodies ...tr
 		}
 		buf.Write(append(line, '\n'))
 	}
-	if err := os.WriteFile(filepath.Join(p.dir, "recordings", "sessions", id+".jsonl"), buf.Bytes(), 0o600); err != nil {
+	path := filepath.Join(p.dir, "recordings", "sessions", id+".jsonl")
+	if err := os.WriteFile(path+".tmp", buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
 		t.Fatal(err)
 	}
 }

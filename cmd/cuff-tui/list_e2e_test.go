@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,25 +47,7 @@ func (p project) add(t *testing.T, s fakeSession) {
 		bodies = append(bodies, &transcript.BashRun{Command: "false", ExitCode: &bad})
 	}
 	bodies = append(bodies, &transcript.SessionEnd{Status: "complete"})
-	var buf bytes.Buffer
-	for i, body := range bodies {
-		ev := transcript.New(s.id, s.started.Add(time.Duration(i)*time.Second), body)
-		ev.Seq = int64(i + 1)
-		ev.ID = transcript.EventID(s.id, ev.Seq)
-		line, err := json.Marshal(ev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		buf.Write(append(line, '\n'))
-	}
-	path := filepath.Join(p.dir, "recordings", "sessions", s.id+".jsonl")
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
-	}
+	p.writeEvents(t, s.id, s.started, bodies...)
 }
 
 // sessionID makes a session id of seed 000's form from a number.
@@ -91,19 +71,14 @@ func selectedRow(t *testing.T, screen string) string {
 // waitSelected waits until the selected row shows text, and returns the screen.
 func waitSelected(t *testing.T, ts *tmuxtest.Session, text string) string {
 	t.Helper()
-	deadline := time.Now().Add(screenWait)
-	for {
-		s := ts.Screen()
+	return ts.WaitFor("the selection on "+text, func(s string) bool {
 		for _, l := range strings.Split(s, "\n") {
 			if strings.Contains(l, "▌") && strings.Contains(l, text) {
-				return s
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the selection never reached %q:\n%s", text, s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false
+	})
 }
 
 // unfiltered is how the status line starts when no filter is in force.

@@ -121,6 +121,23 @@ func (s *Session) poll(d time.Duration, done func(string) bool) (string, bool) {
 	}
 }
 
+// WaitFor polls the pane until ok says yes of it, and returns it; what
+// names the wait in the failure.
+func (s *Session) WaitFor(what string, ok func(screen string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(ScreenWait)
+	for {
+		screen := s.Screen()
+		if ok(screen) {
+			return screen
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the screen never showed %s:\n%s", what, screen)
+		}
+		time.Sleep(pollInterval)
+	}
+}
+
 // Keys sends keys (tmux key names: Enter, Escape, C-e, …).
 func (s *Session) Keys(keys ...string) {
 	s.Tmux(append([]string{"send-keys", "-t", "e2e"}, keys...)...)

@@ -102,6 +102,7 @@ type Model struct {
 	keys   keys.Browser
 	cols   *columns
 	infos  []session.Info // everything listed, newest first
+	index  *Index         // infos, ready for filtering
 	rows   []session.Info // what the query lets through, best match first
 	errs   []string
 	loaded bool
@@ -317,7 +318,7 @@ func (m *Model) setQuery(q string) {
 		m.input.SetValue(q)
 	}
 	m.query = ParseQuery(q)
-	m.rows = m.query.Filter(m.infos)
+	m.rows = m.query.FilterIndex(m.indexed())
 	m.cursor, m.offset = 0, 0
 }
 
@@ -327,7 +328,8 @@ func (m *Model) setSessions(msg ListedMsg) {
 	selected, hadSel := m.Selected()
 	line := m.cursor - m.offset
 	m.infos, m.errs, m.loaded = msg.Infos, msg.Errs, true
-	m.rows = m.query.Filter(m.infos)
+	m.index = nil
+	m.rows = m.query.FilterIndex(m.indexed())
 	at := -1
 	if hadSel {
 		at = slices.IndexFunc(m.rows, func(i session.Info) bool { return sameSession(i, selected) })
@@ -351,6 +353,14 @@ func (m *Model) SelectSession(info session.Info) bool {
 	}
 	m.move(at - m.cursor)
 	return true
+}
+
+// indexed is the listing ready for filtering, made once per listing.
+func (m *Model) indexed() *Index {
+	if m.index == nil {
+		m.index = NewIndex(m.infos)
+	}
+	return m.index
 }
 
 func sameSession(a, b session.Info) bool { return a.ID == b.ID && a.Source == b.Source }

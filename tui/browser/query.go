@@ -68,6 +68,22 @@ const (
 	exactMatch
 )
 
+// Index is sessions made ready for filtering: the texts a query matches
+// lower-cased once per listing, not once per keystroke.
+type Index struct {
+	infos []session.Info
+	texts [][]string // searchable(infos[i])
+}
+
+// NewIndex prepares sessions (newest first) for filtering.
+func NewIndex(infos []session.Info) *Index {
+	ix := &Index{infos: infos, texts: make([][]string, len(infos))}
+	for i, info := range infos {
+		ix.texts[i] = searchable(info)
+	}
+	return ix
+}
+
 // Filter returns the sessions the query lets through, best match first;
 // equally good matches keep their order (newest first). With an empty
 // query it returns infos itself.
@@ -75,37 +91,44 @@ func (q Query) Filter(infos []session.Info) []session.Info {
 	if q.Empty() {
 		return infos
 	}
-	type ranked struct {
-		info  session.Info
-		score int
+	return q.FilterIndex(NewIndex(infos))
+}
+
+// FilterIndex is Filter over sessions already indexed.
+func (q Query) FilterIndex(ix *Index) []session.Info {
+	if q.Empty() {
+		return ix.infos
 	}
+	type ranked struct{ at, score int } // at: index into ix.infos
 	var hits []ranked
-	for _, info := range infos {
-		if score, ok := q.Score(info); ok {
-			hits = append(hits, ranked{info, score})
+	for i := range ix.infos {
+		if score, ok := q.score(&ix.infos[i], ix.texts[i]); ok {
+			hits = append(hits, ranked{i, score})
 		}
 	}
 	slices.SortStableFunc(hits, func(a, b ranked) int { return b.score - a.score })
 	out := make([]session.Info, len(hits))
 	for i, h := range hits {
-		out[i] = h.info
+		out[i] = ix.infos[h.at]
 	}
 	return out
 }
 
 // Score reports whether info passes the query and, if so, how well its
 // words match: the sum over the words of the best match in any column.
-func (q Query) Score(info session.Info) (int, bool) {
+func (q Query) Score(info session.Info) (int, bool) { return q.score(&info, searchable(info)) }
+
+// score is Score with info's searchable texts at hand.
+func (q Query) score(info *session.Info, texts []string) (int, bool) {
 	if q.Failed && info.Failures <= 0 {
 		return 0, false
 	}
 	for _, f := range q.Fields {
-		if !f.passes(info) {
+		if !f.passes(info, texts) {
 			return 0, false
 		}
 	}
 	total := 0
-	texts := searchable(info)
 	for _, w := range q.Words {
 		best := noMatch
 		for i, t := range texts {
@@ -128,6 +151,18 @@ func (q Query) Score(info session.Info) (int, bool) {
 // letters that almost any few letters are a subsequence of.
 const fuzzyFields = 1
 
+// The places of the texts in searchable's answer.
+const (
+	textTitle = iota
+	textID
+	textDir
+	textShortID
+	textDirBase
+	textAgent
+	textSource
+	textStatus
+)
+
 // searchable is what free text is matched against, lower-cased: the title
 // first (it alone takes fuzzy matches), then the other columns.
 func searchable(info session.Info) []string {
@@ -143,24 +178,25 @@ func searchable(info session.Info) []string {
 	}
 }
 
-// passes reports whether info passes one field filter.
-func (f Field) passes(info session.Info) bool {
+// passes reports whether info (with its searchable texts) passes one
+// field filter.
+func (f Field) passes(info *session.Info, texts []string) bool {
 	switch f.Key {
 	case "source":
-		return strings.HasPrefix(strings.ToLower(source(info)), f.Value)
+		return strings.HasPrefix(texts[textSource], f.Value)
 	case "agent":
-		return matchWord(f.Value, strings.ToLower(info.Agent)) >= wordMatch
+		return matchWord(f.Value, texts[textAgent]) >= wordMatch
 	case "status":
 		if f.Value == "live" {
 			return info.Live
 		}
-		return strings.HasPrefix(strings.ToLower(statusOf(info)), f.Value)
+		return strings.HasPrefix(texts[textStatus], f.Value)
 	case "dir":
-		return strings.Contains(strings.ToLower(info.WorkingDirectory), f.Value)
+		return strings.Contains(texts[textDir], f.Value)
 	case "id":
-		return strings.Contains(strings.ToLower(info.ID), f.Value)
+		return strings.Contains(texts[textID], f.Value)
 	case "title":
-		return strings.Contains(strings.ToLower(info.Title), f.Value)
+		return strings.Contains(texts[textTitle], f.Value)
 	}
 	return false
 }
