@@ -277,11 +277,13 @@ func firstScreen(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	runs := 0
 	measure := func(cmdline string) ([]time.Duration, int64, error) {
 		var ds []time.Duration
 		var peak int64
 		for i := 0; i < *n; i++ {
-			d, kb, err := screenOnce(cmdline, *text)
+			runs++
+			d, kb, err := screenOnce(cmdline, *text, runs)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -311,27 +313,36 @@ func firstScreen(args []string) error {
 // screenWait bounds one first-screen run.
 const screenWait = 5 * time.Minute
 
-func screenOnce(cmdline, text string) (time.Duration, int64, error) {
-	socket := fmt.Sprintf("benchrun-%d", os.Getpid())
+// screenOnce runs one program in a tmux server of its own (run numbers
+// them: a new server on a socket just killed may find the old one dying).
+func screenOnce(cmdline, text string, run int) (time.Duration, int64, error) {
+	socket := fmt.Sprintf("benchrun-%d-%d", os.Getpid(), run)
 	tmux := func(args ...string) (string, error) {
 		out, err := exec.Command("tmux", append([]string{"-f", "/dev/null", "-L", socket}, args...)...).CombinedOutput()
 		return string(out), err
 	}
 	defer tmux("kill-server") //nolint:errcheck // the server may be gone
 	start := time.Now()
-	if out, err := tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "b", "exec "+cmdline); err != nil {
+	// The pane's shell runs the program and stays, so that a program that
+	// fails shows why.
+	if out, err := tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "b", cmdline+"; echo exit status $?; sleep 600"); err != nil {
 		return 0, 0, fmt.Errorf("tmux: %v: %s", err, out)
 	}
 	pid, _ := tmux("list-panes", "-t", "b", "-F", "#{pane_pid}")
+	var screen string
 	for time.Since(start) < screenWait {
-		screen, err := tmux("capture-pane", "-p", "-t", "b")
+		var err error
+		screen, err = tmux("capture-pane", "-p", "-t", "b")
 		if err == nil && strings.Contains(screen, text) {
 			d := time.Since(start)
 			return d, peakKB(strings.TrimSpace(pid)), nil
 		}
+		if strings.Contains(screen, "exit status ") {
+			break
+		}
 		time.Sleep(5 * time.Millisecond) // polling the screen: tmux has no event for it
 	}
-	return 0, 0, fmt.Errorf("%q never showed %q", cmdline, text)
+	return 0, 0, fmt.Errorf("%q never showed %q:\n%s", cmdline, text, screen)
 }
 
 // peakKB is the largest VmHWM of a process and its children.

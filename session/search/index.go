@@ -70,7 +70,6 @@ CREATE TABLE IF NOT EXISTS docs(
 	call TEXT,
 	tool TEXT NOT NULL DEFAULT ''
 );
-CREATE INDEX IF NOT EXISTS docs_sess ON docs(sess);
 CREATE INDEX IF NOT EXISTS docs_call ON docs(sess, call) WHERE call IS NOT NULL;
 CREATE INDEX IF NOT EXISTS docs_failed_ts ON docs(ts) WHERE failed = 1;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, tokenize='unicode61 remove_diacritics 2');

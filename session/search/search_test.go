@@ -11,6 +11,7 @@ import (
 
 	"github.com/cuff-dev/cuff/internal/synthetic"
 	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/transcript"
 	"github.com/cuff-dev/cuff/transcript/redact"
 )
 
@@ -256,5 +257,58 @@ func TestSearchFilters(t *testing.T) {
 		if hits := search(t, x, f); len(hits) != 1 {
 			t.Errorf("%+v:\n%s", f, describe(hits))
 		}
+	}
+}
+
+// Codex rollouts and cuff's own sessions are searched too: a prompt of
+// each, with its source, and the injected context is not a prompt.
+func TestSearchCodexAndNative(t *testing.T) {
+	codexHome := t.TempDir()
+	src := "../../transcript/codex/testdata/rollout-2026-01-05T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl"
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(codexHome, "sessions", "2026", "01", "05", filepath.Base(src))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	storeDir := filepath.Join(t.TempDir(), ".cuff")
+	store := session.Open(storeDir)
+	w, err := store.Create(&transcript.SessionStart{Agent: "cuff-exec", Source: transcript.SourceExec}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := 3
+	if err := w.Append(transcript.New(w.ID(), time.Now(), &transcript.BashRun{Command: "terraform apply", ExitCode: &code, Stderr: "Error: quota exceeded for ibex"})); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(transcript.StatusComplete); err != nil {
+		t.Fatal(err)
+	}
+	x := openIndex(t, filepath.Join(t.TempDir(), "search.db"))
+	files, errs := Files(context.Background(), []session.Source{store.Source(), session.CodexSource(codexHome, "")}, storeDir)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if _, err := x.Update(context.Background(), files, UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	hits := search(t, x, Query{Text: "health endpoint", Store: storeDir})
+	if len(hits) == 0 || hits[0].Source != "codex" || hits[0].Kind != KindPrompt {
+		t.Fatalf("codex prompt:\n%s", describe(hits))
+	}
+	if hits := search(t, x, Query{Text: "approval_policy", Kinds: []Kind{KindPrompt}, Store: storeDir}); len(hits) != 0 {
+		t.Errorf("injected context as a prompt:\n%s", describe(hits))
+	}
+	hits = search(t, x, Query{Text: "failed:ibex", Store: storeDir})
+	if len(hits) != 1 || hits[0].Source != "cuff" || hits[0].Seq == 0 || hits[0].Kind != KindOutput {
+		t.Fatalf("cuff's own failed run:\n%s", describe(hits))
+	}
+	if hits := search(t, x, Query{Text: "ibex", Store: "/another/project/.cuff"}); len(hits) != 0 {
+		t.Errorf("another project's own sessions are searched:\n%s", describe(hits))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
@@ -155,6 +156,8 @@ func (x *Index) Update(ctx context.Context, files []File, opts UpdateOptions) (U
 	}()
 	var done int64
 	var werr error
+	w := &writer{x: x}
+	defer w.rollback()
 	for b := range batches {
 		if werr != nil || b.t.lost.Load() {
 			continue // drain: the readers stop at their next part
@@ -163,7 +166,7 @@ func (x *Index) Update(ctx context.Context, files []File, opts UpdateOptions) (U
 			werr = b.readErr
 			continue
 		}
-		ok, err := x.write(ctx, b)
+		ok, err := w.add(ctx, b)
 		switch {
 		case err != nil:
 			werr = err
@@ -183,9 +186,70 @@ func (x *Index) Update(ctx context.Context, files []File, opts UpdateOptions) (U
 		}
 	}
 	if werr == nil {
+		werr = w.commit()
+	}
+	if werr == nil {
 		werr = ctx.Err()
 	}
 	return st, werr
+}
+
+// Grouping of writes: parts are written in one transaction until it holds
+// about groupBytes of transcript or is groupTime old. Fewer, bigger
+// transactions let FTS5 write fewer, bigger segments (less merging), and
+// a killed update still loses only what was not committed.
+const (
+	groupBytes = 32 << 20
+	groupTime  = 2 * time.Second
+)
+
+// writer writes parts in transactions of several.
+type writer struct {
+	x     *Index
+	tx    *sql.Tx
+	bytes int64
+	since time.Time
+}
+
+// add writes a part (see write), committing when the transaction is full.
+func (w *writer) add(ctx context.Context, b *batch) (bool, error) {
+	if w.tx == nil {
+		tx, err := w.x.db.BeginTx(ctx, nil)
+		if err != nil {
+			return false, fmt.Errorf("search index: %w", err)
+		}
+		w.tx, w.bytes, w.since = tx, 0, time.Now()
+	}
+	ok, err := w.x.write(ctx, w.tx, b)
+	if err != nil {
+		return false, err
+	}
+	w.bytes += b.upto - b.from
+	if w.bytes >= groupBytes || time.Since(w.since) >= groupTime {
+		return ok, w.commit()
+	}
+	return ok, nil
+}
+
+// commit commits the open transaction, if any.
+func (w *writer) commit() error {
+	if w.tx == nil {
+		return nil
+	}
+	err := w.tx.Commit()
+	w.tx = nil
+	if err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	return nil
+}
+
+// rollback drops what was not committed (after a failure).
+func (w *writer) rollback() {
+	if w.tx != nil {
+		_ = w.tx.Rollback() // the failure that led here is what is reported
+		w.tx = nil
+	}
 }
 
 // plan compares the files with what the index holds: the tasks to run,
@@ -341,19 +405,14 @@ func (d *lineDecoder) flush(emit func(*transcript.Event) error) error {
 	return nil
 }
 
-// write adds a batch in one transaction, if the file is still indexed up
+// write adds a batch in transaction tx, if the file is still indexed up
 // to where the batch starts, as the update found it (another process may
 // have gone on meanwhile: then nothing is written and write reports
 // false, and the rest of the file is left to that process).
-func (x *Index) write(ctx context.Context, b *batch) (bool, error) {
-	tx, err := x.db.BeginTx(ctx, nil)
-	if err != nil {
-		return false, fmt.Errorf("search index: %w", err)
-	}
-	defer tx.Rollback() //nolint:errcheck // after a commit it does nothing
+func (x *Index) write(ctx context.Context, tx *sql.Tx, b *batch) (bool, error) {
 	t := b.t
 	var r row
-	err = tx.QueryRowContext(ctx, `SELECT id, size, mtime, upto FROM sessions WHERE path = ?`, t.file.Path).Scan(&r.id, &r.size, &r.mtime, &r.upto)
+	err := tx.QueryRowContext(ctx, `SELECT id, size, mtime, upto FROM sessions WHERE path = ?`, t.file.Path).Scan(&r.id, &r.size, &r.mtime, &r.upto)
 	exists := err == nil
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return false, fmt.Errorf("search index: %w", err)
@@ -399,9 +458,6 @@ func (x *Index) write(ctx context.Context, b *batch) (bool, error) {
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET size = ?, mtime = ?, upto = ?, title = ?, agent = ?, session = ?, store = ? WHERE id = ?`,
 		size, mtime, b.upto, t.file.Title, t.file.Agent, t.file.Session, t.file.Store, r.id); err != nil {
-		return false, fmt.Errorf("search index: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
 		return false, fmt.Errorf("search index: %w", err)
 	}
 	t.id = r.id
