@@ -136,6 +136,14 @@ func (f *FolderSource) files(ctx context.Context) ([]string, error) {
 	return out, err
 }
 
+// Paths are the transcript files of the source (sub-agents' own files are
+// read with their parent's), found by walking its folder, nothing read.
+func (f *FolderSource) Paths(ctx context.Context) ([]string, error) { return f.files(ctx) }
+
+// IDOf names the session of the file at path as a listing does before it
+// reads the file: claude:<uuid> / codex:<uuid>.
+func (f *FolderSource) IDOf(path string) string { return f.idOf(path) }
+
 // idOf names a file's session: claude:<uuid> / codex:<uuid>.
 func (f *FolderSource) idOf(path string) string {
 	return f.name + ":" + foreign.FallbackID(path)

@@ -8,6 +8,10 @@ import "unicode/utf8"
 // escaping when a run prints megabytes.
 const bigString = 64 << 10
 
+// AppendJSONString appends s to dst as a JSON string (see
+// appendJSONString): for writers of JSONL other than the appender.
+func AppendJSONString(dst []byte, s string) []byte { return appendJSONString(dst, s) }
+
 // appendJSONString appends s to dst as a JSON string, as encoding/json
 // decodes it back: invalid UTF-8 becomes U+FFFD; U+2028 and U+2029 are
 // escaped so that the line stays valid JavaScript too.

@@ -10,7 +10,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/cuff-dev/cuff/transcript"
 )
 
 // text draws prose, code and tool output from a seeded source.
@@ -197,39 +198,5 @@ func (t *text) gap(lo, hi float64) time.Duration {
 	return time.Duration((lo + t.r.Float64()*(hi-lo)) * float64(time.Second))
 }
 
-// appendJSONString appends s as a JSON string, escaped as JavaScript's
-// JSON.stringify does (non-ASCII kept as it is).
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			_, size := utf8.DecodeRuneInString(s[i:])
-			i += size
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// appendJSONString appends s as a JSON string.
+func appendJSONString(dst []byte, s string) []byte { return transcript.AppendJSONString(dst, s) }

@@ -33,12 +33,26 @@ type File struct {
 }
 
 // Files lists the sessions of sources as the index needs them; store is
-// the folder of the native source's store ("" when there is none). A
-// source that cannot be listed is reported and passed over.
+// the folder of the native source's store ("" when there is none). An
+// agent's folder is only walked (its files' names and sizes are all an
+// update needs: a session's id, agent and title come from its start when
+// it is indexed); the native store is listed. A source that cannot be
+// listed is reported and passed over.
 func Files(ctx context.Context, sources []session.Source, store string) ([]File, []error) {
 	var out []File
 	var errs []error
 	for _, src := range sources {
+		if f, ok := src.(*session.FolderSource); ok {
+			paths, err := f.Paths(ctx)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", src.Name(), err))
+				continue
+			}
+			for _, p := range paths {
+				out = append(out, File{Path: p, Source: src.Name(), Session: f.IDOf(p)})
+			}
+			continue
+		}
 		infos, err := src.List(ctx)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", src.Name(), err))
@@ -105,7 +119,8 @@ type batch struct {
 	from    int64 // the file is indexed up to here before this batch
 	upto    int64
 	docs    []doc
-	failed  []string // calls of commands indexed before whose run failed
+	failed  []string          // calls of commands indexed before whose run failed
+	start   *transcript.Event // the session's start, read from the file's first part
 	last    bool
 	readErr error
 }
@@ -336,6 +351,9 @@ func (x *Index) read(ctx context.Context, t *task, out chan<- *batch) {
 	lines := transcript.NewLineReader(io.NewSectionReader(f, t.from, t.size-t.from))
 	b := &batch{t: t, from: t.from, upto: t.from}
 	emit := func(ev *transcript.Event) error {
+		if _, ok := ev.Body.(*transcript.SessionStart); ok && b.from == 0 && b.start == nil {
+			b.start = ev
+		}
 		docs, failed := ex.docs(ev)
 		b.docs = append(b.docs, docs...)
 		if failed != "" {
@@ -456,12 +474,38 @@ func (x *Index) write(ctx context.Context, tx *sql.Tx, b *batch) (bool, error) {
 	if !b.last {
 		size, mtime = -1, -1 // not up to date until the last part is in
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET size = ?, mtime = ?, upto = ?, title = ?, agent = ?, session = ?, store = ? WHERE id = ?`,
-		size, mtime, b.upto, t.file.Title, t.file.Agent, t.file.Session, t.file.Store, r.id); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET size = ?, mtime = ?, upto = ?, store = ? WHERE id = ?`,
+		size, mtime, b.upto, t.file.Store, r.id); err != nil {
 		return false, fmt.Errorf("search index: %w", err)
+	}
+	if err := nameSession(ctx, tx, r.id, t.file, b.start); err != nil {
+		return false, err
 	}
 	t.id = r.id
 	return true, nil
+}
+
+// nameSession records a session's id, agent and title: those its start
+// event says (read with the file's first part), else those of its listing.
+func nameSession(ctx context.Context, tx *sql.Tx, id int64, f File, start *transcript.Event) error {
+	if start != nil {
+		if s, ok := start.Body.(*transcript.SessionStart); ok {
+			if start.SessionID != "" {
+				f.Session = start.SessionID
+			}
+			if s.Agent != "" {
+				f.Agent = s.Agent
+			}
+			if s.Title != "" {
+				f.Title = s.Title
+			}
+		}
+	}
+	query := `UPDATE sessions SET session = ?, agent = CASE WHEN ? = '' THEN agent ELSE ? END, title = CASE WHEN ? = '' THEN title ELSE ? END WHERE id = ?`
+	if _, err := tx.ExecContext(ctx, query, f.Session, f.Agent, f.Agent, f.Title, f.Title, id); err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	return nil
 }
 
 // insertDocs adds texts of session sess.
