@@ -70,7 +70,7 @@ const ageScale = 30 * 24 * time.Hour
 // candidates is how many of the most recent matches a query ranks: a word
 // found in half the history is ranked among its recent uses, so that
 // every query costs about the same.
-const candidates = 2000
+const candidates = 500
 
 // Search runs a query; hits come best first, by relevance (BM25) and
 // recency, among the most recent matches (see candidates).
