@@ -53,8 +53,12 @@ func (c *call) cuffExec(args []arg) {
 		return
 	}
 	c.local("cuff exec runs and records a command, which is checked on its own")
+	saved, savedFail := c.a.cwd, c.a.cdMayFail
+	defer func() { c.a.cwd, c.a.cdMayFail = saved, savedFail }()
 	for _, o := range ops.opts {
 		switch {
+		case isLong(o.name, "cwd"):
+			c.a.chdir(o.val, true)
 		case isLong(o.name, "shell"):
 			c.scriptArg(o.val)
 			return

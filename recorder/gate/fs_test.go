@@ -184,6 +184,13 @@ func TestWritesThroughLinks(t *testing.T) {
 		{"cp -a tree tree2", VerdictAsk},
 		{"mv tree ../tree", VerdictAsk},
 		{"echo x > r/proc/self/root/etc/x", VerdictAsk},
+		// A cd in a child shell leaves this one where it was.
+		{"mkdir -p a/b; (cd a/b); echo x > ../../x", VerdictAsk},
+		{"(cd src); echo x > ../x", VerdictAsk},
+		{"cd src | true; echo x > ../x", VerdictAsk},
+		{"cd src & echo x > ../x", VerdictAsk},
+		{"(cd src && echo x > ../notes2.txt)", VerdictAllow},
+		{"cuff exec --cwd src -- sh -c 'echo x > ../../x'", VerdictAsk},
 		// A cd that fails leaves the shell where it was (found by the fuzzer).
 		{"cd h/.bashrc && echo x > f; echo x > ../outside/x", VerdictAsk},
 		{"cd nowhere/a/b; echo x > ../../../../outside/x", VerdictAsk},

@@ -78,10 +78,22 @@ func (c *call) jsPackage() {
 	case c.name == "bun" && (s == "run" && len(rest) > 0 && jsFile(rest[0].val) || jsFile(s)):
 		c.risky("interpreter: bun runs a script file, which can do anything, including reach the network")
 	default:
-		c.agentCode(c.name + " " + s + " runs the project's scripts or tools")
+		if !jsReadOnly(s) {
+			c.agentCode(c.name + " " + s + " runs the project's scripts or tools")
+		}
 		c.runnerPaths()
 		c.unknown(c.name + " " + s + " runs the project's scripts or tools")
 	}
+}
+
+// jsReadOnly reports subcommands of a JavaScript package manager that only
+// read what is installed and run none of the project's scripts.
+func jsReadOnly(s string) bool {
+	switch s {
+	case "ls", "list", "ll", "la", "explain", "why", "help", "prefix", "root", "bin", "query", "licenses", "-v", "--version":
+		return true
+	}
+	return false
 }
 
 // jsFile reports a word that names a script file rather than a package

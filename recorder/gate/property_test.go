@@ -34,7 +34,7 @@ func testWrappers() []wrapper {
 			}
 			return "echo `" + c + "`"
 		}},
-		{"pipe in", false, func(c string) string { return "ls | " + c }},
+		{"pipe in", false, func(c string) string { return "ls | { " + c + "\n}" }},
 		{"pipe out", false, func(c string) string { return c + "\n true | wc -l" }},
 		{"and", false, func(c string) string { return "true && " + c }},
 		{"or", false, func(c string) string { return "false || { " + c + "\n}" }},

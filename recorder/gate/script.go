@@ -99,6 +99,9 @@ type site struct {
 	// afterAnd: the statement runs only if what && has on its left
 	// succeeded.
 	afterAnd bool
+	// scopes are the child shells the statement runs in, outermost first:
+	// subshells, pipeline members, background jobs, substitutions.
+	scopes []syntax.Node
 }
 
 // newEntry starts the explanation of one simple command.
@@ -173,7 +176,24 @@ func (a *analysis) run(src string, f *syntax.File) {
 			}
 		}
 	}
+	// A cd inside a subshell, a pipeline, a background job or a command
+	// substitution changes that child's directory only: when the child
+	// ends, the directory is the one from before it.
+	type scope struct {
+		node      syntax.Node
+		cwd       string
+		cdMayFail bool
+	}
+	var open []scope
 	for _, s := range sites {
+		for len(open) > 0 && !slices.Contains(s.scopes, open[len(open)-1].node) {
+			last := open[len(open)-1]
+			a.cwd, a.cdMayFail = last.cwd, last.cdMayFail
+			open = open[:len(open)-1]
+		}
+		for _, n := range s.scopes[len(open):] {
+			open = append(open, scope{n, a.cwd, a.cdMayFail})
+		}
 		if len(a.entries) >= maxCommands {
 			if !a.over {
 				a.over = true
@@ -184,6 +204,9 @@ func (a *analysis) run(src string, f *syntax.File) {
 			return
 		}
 		a.site(src, s)
+	}
+	if len(open) > 0 {
+		a.cwd, a.cdMayFail = open[0].cwd, open[0].cdMayFail
 	}
 }
 
@@ -269,6 +292,8 @@ type collector struct {
 	feeds map[*syntax.Stmt]*syntax.Stmt
 	// afterAnd marks the statements on the right of an &&.
 	afterAnd map[*syntax.Stmt]bool
+	// members marks the parts of pipelines.
+	members map[*syntax.Stmt]bool
 	loops    int
 	siteBuf  [4]site
 	stackBuf [24]syntax.Node
@@ -286,7 +311,7 @@ func (c *collector) collect(src string, f *syntax.File) []site {
 func (c *collector) reset() {
 	clear(c.siteBuf[:])
 	clear(c.stackBuf[:])
-	c.sites, c.stack, c.piped, c.feeds, c.afterAnd, c.loops, c.src = nil, nil, nil, nil, nil, 0, ""
+	c.sites, c.stack, c.piped, c.feeds, c.afterAnd, c.members, c.loops, c.src = nil, nil, nil, nil, nil, nil, 0, ""
 }
 
 // visit is the syntax.Walk callback: it keeps the stack of open nodes and
@@ -331,6 +356,14 @@ func (c *collector) visit(n syntax.Node) bool {
 			})
 		}
 		if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+			if c.members == nil {
+				c.members = map[*syntax.Stmt]bool{}
+			}
+			for _, st := range [...]*syntax.Stmt{n.X, n.Y} {
+				if b, ok := st.Cmd.(*syntax.BinaryCmd); !ok || b.Op != syntax.Pipe && b.Op != syntax.PipeAll {
+					c.members[st] = true // each part of a pipeline runs in a child shell
+				}
+			}
 			c.markPiped(n.Y)
 			if c.feeds == nil {
 				c.feeds = map[*syntax.Stmt]*syntax.Stmt{}
@@ -338,7 +371,7 @@ func (c *collector) visit(n syntax.Node) bool {
 			c.feeds[pipeEnd(n.Y, false)] = pipeEnd(n.X, true)
 		}
 	case *syntax.Stmt:
-		s := site{stmt: n, loop: c.loops > 0, piped: c.piped[n], feeds: c.feeds, afterAnd: c.afterAnd[n]}
+		s := site{stmt: n, loop: c.loops > 0, piped: c.piped[n], feeds: c.feeds, afterAnd: c.afterAnd[n], scopes: c.scopes(n)}
 		switch cmd := n.Cmd.(type) {
 		case *syntax.CallExpr:
 			s.kind, s.call = siteCall, cmd
@@ -388,6 +421,24 @@ func (c *collector) inTest() bool {
 
 func (c *collector) note(n syntax.Node, reason string) {
 	c.sites = append(c.sites, site{kind: siteNote, node: n, reason: reason})
+}
+
+// scopes lists the child shells that statement st (now on top of the
+// stack) runs in: subshells, substitutions, background statements and
+// members of pipelines, the statement itself included.
+func (c *collector) scopes(st *syntax.Stmt) []syntax.Node {
+	var out []syntax.Node
+	for _, n := range c.stack {
+		switch n := n.(type) {
+		case *syntax.Subshell, *syntax.CmdSubst, *syntax.ProcSubst:
+			out = append(out, n)
+		case *syntax.Stmt:
+			if n.Background || c.members[n] {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 // pipeEnd is the statement at one end of a pipeline: the last one (the
