@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/cuff-dev/cuff/internal/atomicfile"
 )
 
 // The files of a project's .cuff directory that trust covers.
@@ -142,27 +144,15 @@ func Save(stateDir, dir string, cur Current, now time.Time) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return fmt.Errorf("keep trust: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	f, err := atomicfile.Create(p, 0o600)
 	if err != nil {
 		return fmt.Errorf("keep trust: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
+	if _, err := f.Write(append(out, '\n')); err != nil {
+		f.Abort()
 		return fmt.Errorf("keep trust: %w", err)
 	}
-	if _, err := tmp.Write(append(out, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("keep trust: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("keep trust: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("keep trust: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), p); err != nil {
+	if err := f.Commit(); err != nil {
 		return fmt.Errorf("keep trust: %w", err)
 	}
 	return nil
