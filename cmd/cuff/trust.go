@@ -55,7 +55,11 @@ asked about, like 'cuff approve'.`,
 				fmt.Fprintf(a.stdout, "Trusted %s as it is: no policy.yml or settings.yml, so cuff's defaults apply.\n", ws.Store.Dir)
 				return nil
 			}
-			fmt.Fprintf(a.stdout, "Trusted %s in %s as they are now.\n", strings.Join(files, " and "), ws.Store.Dir)
+			them := "it is"
+			if len(files) > 1 {
+				them = "they are"
+			}
+			fmt.Fprintf(a.stdout, "Trusted %s in %s as %s now.\n", strings.Join(files, " and "), ws.Store.Dir, them)
 			if waiting != "" {
 				fmt.Fprintf(a.stdout, "Now applied: %s\n", waitingParts(waiting))
 			}
@@ -69,10 +73,10 @@ asked about, like 'cuff approve'.`,
 
 // waitingParts is the list of what a trust note says waits.
 func waitingParts(note string) string {
-	_, rest, ok := strings.Cut(note, ", so ")
+	_, rest, ok := strings.Cut(note, "applies now): ")
 	if !ok {
 		return note
 	}
-	parts, _, _ := strings.Cut(rest, " do not apply yet")
+	parts, _, _ := strings.Cut(rest, ". If you wrote them")
 	return parts
 }

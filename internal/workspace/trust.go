@@ -120,8 +120,8 @@ func (w *Workspace) TrustNote() string {
 	if t.Record == nil {
 		when = "have never been trusted"
 	}
-	return fmt.Sprintf("cuff: this project's .cuff files %s, so %s do not apply yet (stricter rules do). "+
-		"If you wrote them, run `cuff trust` in %s.", when, strings.Join(parts, "; "), w.Root())
+	return fmt.Sprintf("cuff: this project's .cuff files %s; what they loosen waits for you to trust it "+
+		"(what they tighten applies now): %s. If you wrote them, run `cuff trust` in %s.", when, strings.Join(parts, "; "), w.Root())
 }
 
 // SaveTrust records the project's files, as they are now on disk, as

@@ -32,12 +32,15 @@ var (
 	attackTargets = []string{"r$ROOT/outside/x", "up/outside/x", "h/.bashrc", "o/x", "../outside/x", "~/.bashrc",
 		"$STATE/grants/g.json", ".git/hooks/pre-commit", ".claude/settings.json", "d/u/outside/x", "hl", "cs", "fl", "st/x",
 		"gh/pre-push", "o2/x", "pre/x", "/proc/self/cwd/../outside/x", "$ROOT/outside/x", "./../outside/x", "src/../../outside/x",
-		"ok.txt", "src/new.go"}
+		"ok.txt", "src/new.go", "src", "src/deep/er", "d/u", "links/out", "pre/x-link"}
 	attackWriters = []string{"echo x > T", "printf x >> T", "cp README.md T", "tee T < README.md", "touch T",
 		"sed -i s/a/b/ T", "mkdir -p T", "mv notes.txt T", "install -D README.md T", "dd if=README.md of=T",
 		"truncate -s0 T", "GIT_TRACE=T git status", "tar -cf T README.md", "sort -o T README.md", "split -l1 README.md T",
 		"cd T && echo x > f", "cat README.md | tee -a T", "echo T | xargs touch", "find . -maxdepth 0 -exec cp README.md T \\;",
-		"rm -rf T/", "chmod 600 T", "ln -sf README.md T", "cp -r src T", "rsync README.md T", "csplit -f T README.md /x/"}
+		"rm -rf T/", "chmod 600 T", "ln -sf README.md T", "cp -r src T", "rsync README.md T", "csplit -f T README.md /x/",
+		"(cd T); echo x > ../../outside/x", "cd T | true; echo x > ../../outside/y", "cd T & echo x > ../../outside/z",
+		"cd T || echo x > ../f", "pushd T; echo x > ../f; popd", "env -C T touch ../f", "git -C T init",
+		"mktemp -p T", "unzip -d T evil.zip", "tar -xf evil.tar -C T", "patch -d T -p1 < evil.diff"}
 	attackSeps = []string{" && ", "; ", "\n", " || "}
 )
 
