@@ -114,7 +114,9 @@ func findHooks(dir, home, global string) []string {
 		return nil
 	}
 	common := gitDir
-	if b, err := os.ReadFile(gitDir + "/commondir"); err == nil {
+	if gitDir == top+"/.git" {
+		// A repository's own .git: its common directory is itself.
+	} else if b, err := os.ReadFile(gitDir + "/commondir"); err == nil {
 		c := strings.TrimSpace(string(b))
 		if !path.IsAbs(c) {
 			c = gitDir + "/" + c

@@ -198,7 +198,7 @@ func (a *analysis) absKind(p string) pathKind {
 	if harmlessFile(p) {
 		return pathHarmless
 	}
-	if netPath(p + "/") {
+	if strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/") {
 		return pathNetwork
 	}
 	if strings.HasPrefix(p, "/dev/") {
@@ -210,7 +210,7 @@ func (a *analysis) absKind(p string) pathKind {
 	if a.g.protectedDir(p) != "" {
 		return pathOutside
 	}
-	if root := a.g.root; strings.HasPrefix(p, root+"/") || p == root && root != "/" {
+	if root := a.g.root; root != "/" && within(p, root) {
 		return pathInside
 	}
 	if a.g.tempFile(p) {
@@ -259,11 +259,16 @@ func (a *analysis) cwdText() string {
 // path p names or lies in, or "".
 func (g *Gate) protectedDir(p string) string {
 	for _, pr := range g.protected {
-		if p == pr || strings.HasPrefix(p, pr+"/") {
+		if within(p, pr) {
 			return pr
 		}
 	}
 	return ""
+}
+
+// within reports whether the clean absolute path p is dir or lies in it.
+func within(p, dir string) bool {
+	return len(p) >= len(dir) && p[:len(dir)] == dir && (len(p) == len(dir) || p[len(dir)] == '/' || dir == "/")
 }
 
 // relOf returns x's path relative to the workspace root when it lands

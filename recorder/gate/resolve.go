@@ -7,7 +7,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // maxLinks is how many symbolic links one path may pass through, as the
@@ -34,17 +35,18 @@ func (a *analysis) lookup(p string) linkInfo {
 		return li
 	}
 	var li linkInfo
-	fi, err := os.Lstat(p)
+	var st unix.Stat_t
+	err := unix.Lstat(p, &st)
 	switch {
 	case err != nil:
 		// Missing, or not reachable: nothing to follow.
-	case fi.Mode()&fs.ModeSymlink != 0:
+	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
 		li.exists, li.link = true, true
 		t, err := os.Readlink(p)
 		li.target, li.broken = t, err != nil
 	default:
-		li.exists, li.dir = true, fi.IsDir()
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && fi.Mode().IsRegular() {
+		li.exists, li.dir = true, st.Mode&unix.S_IFMT == unix.S_IFDIR
+		if st.Mode&unix.S_IFMT == unix.S_IFREG {
 			li.nlink = uint64(st.Nlink)
 		}
 	}

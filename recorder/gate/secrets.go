@@ -211,6 +211,17 @@ func noContents(name string) bool {
 	return false
 }
 
+// subcommandFirst reports programs whose first operand names a
+// subcommand (go test, git log, npm run), not a file.
+func subcommandFirst(name string) bool {
+	switch name {
+	case "git", "go", "cargo", "npm", "yarn", "pnpm", "bun", "make", "docker", "kubectl", "pip", "pip3", "uv",
+		"poetry", "gradle", "mvn", "dotnet", "swift", "deno", "rustup", "brew", "apt", "apt-get", "cuff", "gh":
+		return true
+	}
+	return false
+}
+
 // recursiveReader reports whether the command reads directories given to
 // it recursively, and whether it reads hidden files there too.
 func recursiveReader(name string, args []arg) (recursive, hidden bool) {
@@ -358,7 +369,14 @@ func (c *call) secretReads() {
 		return
 	}
 	recursive, hidden := recursiveReader(c.name, c.args)
-	for _, x := range c.args {
+	skip := -1
+	if subcommandFirst(c.name) {
+		skip = firstOperand(c.args) // the subcommand, not a file
+	}
+	for i, x := range c.args {
+		if i == skip {
+			continue
+		}
 		v := x.val
 		if strings.ContainsAny(v, " \t\n") && !strings.Contains(v, "/") {
 			continue // a message or a pattern, not a file's name
