@@ -293,7 +293,7 @@ type collector struct {
 	// afterAnd marks the statements on the right of an &&.
 	afterAnd map[*syntax.Stmt]bool
 	// members marks the parts of pipelines.
-	members map[*syntax.Stmt]bool
+	members  map[*syntax.Stmt]bool
 	loops    int
 	siteBuf  [4]site
 	stackBuf [24]syntax.Node
