@@ -52,6 +52,10 @@ type FolderSource struct {
 	cache string // file that keeps the listing cache between runs; "" for none
 	// Now is the clock that tells live sessions; nil for time.Now.
 	Now func() time.Time
+	// Figures, when set, keeps the statistics of each session Fill
+	// counts (read in the same pass), so that `record stats` after a
+	// listing reads nothing again.
+	Figures *StatsCache
 
 	mu      sync.Mutex
 	filling sync.Mutex            // one Fill at a time
@@ -239,6 +243,7 @@ func (f *FolderSource) Fill(ctx context.Context, infos []Info) error {
 	f.mu.Lock()
 	f.saveCache()
 	f.mu.Unlock()
+	f.Figures.save()
 	return ctx.Err()
 }
 
@@ -252,8 +257,12 @@ func (f *FolderSource) fillOne(ctx context.Context, in *Info) {
 		return
 	}
 	info := *in
-	if err := f.count(ctx, in.Path, &info); err != nil {
+	st := &CommandStats{}
+	if err := f.count(ctx, in.Path, &info, st); err != nil {
 		return
+	}
+	if f.Figures != nil {
+		f.Figures.put(in.Path, fi, st)
 	}
 	cached := info
 	if cached.Status == transcript.StatusActive {
@@ -293,7 +302,7 @@ func (f *FolderSource) skim(path string, fi os.FileInfo) (Info, error) {
 	}
 	if int64(n) >= fi.Size() && fi.Size() <= headBytes {
 		// the whole file was read: name and count it exactly in one pass
-		if err := f.countFrom(context.Background(), bytes.NewReader(head), int64(len(head)), path, false, &info); err == nil {
+		if err := f.countFrom(context.Background(), bytes.NewReader(head), int64(len(head)), path, false, &info, nil); err == nil {
 			info.Updated = lastTime(head, info.Started)
 		}
 	} else {
@@ -371,8 +380,9 @@ func timestampIn(line []byte) (time.Time, bool) {
 	}
 }
 
-// count reads a whole file for its exact counts, briefly (see Fill).
-func (f *FolderSource) count(ctx context.Context, path string, info *Info) error {
+// count reads a whole file for its exact counts, briefly (see Fill), and
+// adds its events to st.
+func (f *FolderSource) count(ctx context.Context, path string, info *Info, st *CommandStats) error {
 	file, err := os.Open(path)
 	if err != nil {
 		return err
@@ -382,13 +392,14 @@ func (f *FolderSource) count(ctx context.Context, path string, info *Info) error
 	if fi, err := file.Stat(); err == nil {
 		size = fi.Size()
 	}
-	return f.countFrom(ctx, file, size, path, true, info)
+	return f.countFrom(ctx, file, size, path, true, info, st)
 }
 
 // countFrom reads a transcript from r, brief or whole, for its exact
 // counts and what its session_start says (a title already known is kept:
-// a brief read cuts the prompt it comes from).
-func (f *FolderSource) countFrom(ctx context.Context, r io.Reader, size int64, path string, brief bool, info *Info) error {
+// a brief read cuts the prompt it comes from); its events are added to st
+// too when st is not nil.
+func (f *FolderSource) countFrom(ctx context.Context, r io.Reader, size int64, path string, brief bool, info *Info, st *CommandStats) error {
 	var m Meta
 	title := info.Title
 	err := decodeTranscript(r, size, path, brief, func(ev *transcript.Event) error {
@@ -399,6 +410,9 @@ func (f *FolderSource) countFrom(ctx context.Context, r io.Reader, size int64, p
 			startInfo(ev, info)
 		}
 		m.add(ev)
+		if st != nil {
+			st.AddEvent(ev)
+		}
 		return nil
 	})
 	if err != nil {

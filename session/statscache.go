@@ -89,11 +89,19 @@ func (c *StatsCache) figures(ctx context.Context, src Source, in Info) (*Command
 	if err != nil || fi == nil || ctx.Err() != nil {
 		return st, err
 	}
+	c.put(key, fi, st)
+	return st, nil
+}
+
+// put keeps the figures of the file at key as it was (fi) when they were
+// read.
+func (c *StatsCache) put(key string, fi os.FileInfo, st *CommandStats) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.load()
+	c.seen[key] = true
 	c.entries[key] = statsEntry{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Version: statsCacheVersion, Figures: figuresToCache(st)}
 	c.dirty = true
-	c.mu.Unlock()
-	return st, nil
 }
 
 // lookup finds a fresh entry for the file at path, loading the cache the

@@ -120,3 +120,34 @@ func TestStatsCacheDamaged(t *testing.T) {
 		t.Fatalf("cache after a damaged one: %v, %d entries", err, len(entries))
 	}
 }
+
+// What a listing counts serves the statistics: after Fill, record stats
+// reads no session again, and its figures are those of a read of its own.
+func TestFillKeepsFigures(t *testing.T) {
+	dir, _ := writeHistory(t, 400<<10, 1<<20)
+	cachePath := filepath.Join(t.TempDir(), "stats.json")
+	src := ClaudeSource(dir, "")
+	src.Figures = OpenStatsCache(cachePath)
+	infos, err := src.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Fill(context.Background(), infos); err != nil {
+		t.Fatal(err)
+	}
+	counted := &readCounter{Source: src}
+	got, err := StatsOf(context.Background(), []Source{counted}, infos, OpenStatsCache(cachePath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := counted.reads.Load(); n != 0 {
+		t.Fatalf("record stats after a listing read %d sessions again", n)
+	}
+	want, err := StatsOf(context.Background(), []Source{ClaudeSource(dir, "")}, infos, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := statsJSON(t, got), statsJSON(t, want); a != b || want.Commands == 0 {
+		t.Fatalf("from the listing's pass:\n%s\nread again:\n%s", a, b)
+	}
+}

@@ -240,12 +240,16 @@ func (w *Workspace) ForeignSources() []*session.FolderSource {
 		}
 		return filepath.Join(home, dot)
 	}
+	figures := w.StatsCache() // what a listing counts serves record stats too
 	var out []*session.FolderSource
 	if d := dirOf("CLAUDE_CONFIG_DIR", ".claude"); w.Settings.Sources.Claude && d != "" {
 		out = append(out, session.ClaudeSource(d, cache(session.ClaudeSourceName)))
 	}
 	if d := dirOf("CODEX_HOME", ".codex"); w.Settings.Sources.Codex && d != "" {
 		out = append(out, session.CodexSource(d, cache(session.CodexSourceName)))
+	}
+	for _, f := range out {
+		f.Figures = figures
 	}
 	return out
 }
