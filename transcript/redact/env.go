@@ -22,7 +22,9 @@ func SensitiveEnv(name string) bool {
 			return true
 		}
 	}
-	return false
+	// PASS and PWD name a password as a segment (DB_PASS, MYSQL_PWD); PWD
+	// alone is the working directory.
+	return n == "PASS" || strings.HasSuffix(n, "_PASS") || strings.HasSuffix(n, "_PWD") || SecretKey(name)
 }
 
 // EnvFilter decides which environment variables a recording may capture.

@@ -15,6 +15,9 @@ import (
 // that its whole value is redacted. Counters such as "input_tokens" are
 // not secrets.
 func SecretKey(name string) bool {
+	if passSegment(name) {
+		return true
+	}
 	var buf [64]byte
 	norm := buf[:0]
 	for i := 0; i < len(name); i++ {
@@ -31,6 +34,13 @@ func SecretKey(name string) bool {
 	if n == "auth" {
 		return true
 	}
+	// A suffix that still names the secret: SECRET_KEY_BASE, TOKEN_B64.
+	for _, suf := range [...]string{"base64", "base", "b64", "hex", "value", "raw", "data", "string", "str"} {
+		if t, ok := strings.CutSuffix(n, suf); ok && t != "" {
+			n = t
+			break
+		}
+	}
 	// Endings of normalised key names (lower case, without '_', '-', '.'
 	// and spaces) whose values are secret as a whole.
 	for _, suf := range [...]string{
@@ -41,6 +51,24 @@ func SecretKey(name string) bool {
 		if strings.HasSuffix(n, suf) {
 			return true
 		}
+	}
+	return false
+}
+
+// passSegment reports whether a name ends in the segment pass, pwd or
+// passwd after another segment: DB_PASS, mysqlPwd, smtp.pass. Alone, pass
+// is a test's count and PWD the working directory.
+func passSegment(name string) bool {
+	i := len(name)
+	for i > 0 && isLetter(name[i-1]) && !(i < len(name) && name[i-1] >= 'a' && name[i-1] <= 'z' && name[i] >= 'A' && name[i] <= 'Z') {
+		i--
+	}
+	if i == 0 {
+		return false
+	}
+	switch strings.ToLower(name[i:]) {
+	case "pass", "pwd", "passwd":
+		return strings.ContainsRune("_.- ", rune(name[i-1])) || name[i] >= 'A' && name[i] <= 'Z' && isLower(name[i-1])
 	}
 	return false
 }
@@ -116,6 +144,11 @@ func (w *jsonWalker) value(i int, secret bool) int {
 	case c == '{':
 		return w.object(i)
 	case c == '[':
+		if !secret {
+			if end, ok := w.stringArray(i); ok {
+				return end
+			}
+		}
 		i = w.space(i + 1)
 		for w.in[i] != ']' {
 			i = w.space(w.value(i, secret))
@@ -354,4 +387,64 @@ func appendJSONString(dst []byte, s string) []byte {
 		i += size
 	}
 	return append(dst, '"')
+}
+
+// maxArgvBytes bounds the string arrays redacted as one command line.
+const maxArgvBytes = 1 << 20
+
+// stringArray redacts an array of strings at i (an argv, most often) as the
+// command line its elements make together, so that a flag and its value in
+// two elements (["docker","login","-p","PW"], ["-u","me:PW"]) are seen
+// together; what is found is replaced in the element that holds it. It
+// returns the index after the array, and false (having changed nothing)
+// when the array holds anything but strings, or is too big.
+func (w *jsonWalker) stringArray(i int) (int, bool) {
+	type elem struct {
+		start, end int // the literal in w.in
+		text       string
+		at         int // offset in the joined line
+	}
+	var elems []elem
+	total := 0
+	j := w.space(i + 1)
+	for w.in[j] != ']' {
+		if w.in[j] != '"' {
+			return 0, false
+		}
+		end := w.stringEnd(j)
+		text := decodeString(w.in[j:end])
+		if total += len(text) + 1; total > maxArgvBytes {
+			return 0, false
+		}
+		elems = append(elems, elem{start: j, end: end, text: text})
+		j = w.space(end)
+		if w.in[j] == ',' {
+			j = w.space(j + 1)
+		}
+	}
+	if len(elems) < 2 {
+		return 0, false
+	}
+	var line strings.Builder
+	for k := range elems {
+		elems[k].at = line.Len()
+		line.WriteString(elems[k].text)
+		line.WriteByte(' ')
+	}
+	joined := w.r.spansOf(line.String())
+	for _, e := range elems {
+		spans := w.r.spansOf(e.text)
+		for _, sp := range joined {
+			if s, t := max(sp.start, e.at), min(sp.end, e.at+len(e.text)); s < t {
+				spans = append(spans, span{s - e.at, t - e.at})
+			}
+		}
+		if len(spans) == 0 {
+			continue
+		}
+		if out, changed := w.r.replace(e.text, mergeSpans(spans)); changed {
+			w.splice(e.start, e.end, out)
+		}
+	}
+	return j + 1, true
 }

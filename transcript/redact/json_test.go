@@ -45,6 +45,16 @@ func TestJSONRedactsStringsAndSecretKeys(t *testing.T) {
 			`{"text":"-----BEGIN RSA PRIVATE KEY-----\n[REDACTED]\n-----END RSA PRIVATE KEY-----"}`,
 		},
 		{"top-level string", `"TOKEN=abc"`, `"TOKEN=[REDACTED]"`},
+		{
+			"pass and pwd as segments, secret suffixes",
+			`{"DB_PASS":"a","mysqlPwd":"b","smtp.pass":"c","SECRET_KEY_BASE":"d","API_TOKEN_B64":"e","PWD":"/home/x","pass":3,"bypass":"f","compass":"north"}`,
+			`{"DB_PASS":"[REDACTED]","mysqlPwd":"[REDACTED]","smtp.pass":"[REDACTED]","SECRET_KEY_BASE":"[REDACTED]","API_TOKEN_B64":"[REDACTED]","PWD":"/home/x","pass":3,"bypass":"f","compass":"north"}`,
+		},
+		{
+			"argv: a flag and its value in two elements",
+			`{"argv":["docker","login","-u","ci","-p","pw-1234","reg"],"x":["sshpass","-p","pw-5678","ssh"]}`,
+			`{"argv":["docker","login","-u","ci","-p","[REDACTED]","reg"],"x":["sshpass","-p","[REDACTED]","ssh"]}`,
+		},
 		{"already redacted", `{"password":"[REDACTED]"}`, `{"password":"[REDACTED]"}`},
 	}
 	for _, c := range cases {

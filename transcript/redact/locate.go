@@ -9,8 +9,17 @@ import "strings"
 
 // locateAssignment: the keyword ends a key (letters, digits, '_', '.', '-')
 // that is followed by an optional closing quote, blanks and '=' or ':',
-// and that is not part of a path such as /etc/passwd.
+// and that is not part of a path such as /etc/passwd. A secret word may be
+// followed by a suffix that still names the secret (SECRET_KEY_BASE). The
+// short words pass and pwd count only as a segment of their own (DB_PASS,
+// not bypass), and not as the shell's PWD= nor as a test's PASS:.
 func locateAssignment(s string, pos, end int) int {
+	short := end-pos <= 4 && (strings.EqualFold(s[pos:end], "pass") || strings.EqualFold(s[pos:end], "pwd"))
+	if !short {
+		end = skipSecretSuffix(s, end)
+	} else if end < len(s) && isKeyChar(s[end]) {
+		return -1
+	}
 	i := end
 	if i < len(s) && s[i] == '\\' {
 		i++
@@ -26,8 +35,40 @@ func locateAssignment(s string, pos, end int) int {
 	if start > 0 && (s[start-1] == '/' || s[start-1] == '\\') {
 		return -1
 	}
+	if short {
+		switch {
+		case pos > start && !strings.ContainsRune("_.-", rune(s[pos-1])) && !(isLower(s[pos-1]) && s[pos] >= 'A' && s[pos] <= 'Z'):
+			return -1 // bypass, compass (but dbPass, DB_PASS)
+		case pos == start && s[i] == '=' && (strings.EqualFold(s[pos:end], "pwd")):
+			return -1 // the shell's working directory
+		case pos == start && s[i] == ':' && strings.EqualFold(s[pos:end], "pass"):
+			return -1 // --- PASS: TestX
+		case pos-start == 3 && strings.EqualFold(s[start:end], "oldpwd"):
+			return -1
+		}
+	}
 	return start
 }
+
+// skipSecretSuffix returns where a key ends that a secret word ending at
+// end may continue with (SECRET_KEY_BASE, TOKEN_B64), or end.
+func skipSecretSuffix(s string, end int) int {
+	if end >= len(s) || !strings.ContainsRune("_.-", rune(s[end])) {
+		return end
+	}
+	j := end + 1
+	for j < len(s) && (isLetter(s[j]) || s[j] >= '0' && s[j] <= '9') {
+		j++
+	}
+	switch w := strings.ToLower(s[end+1 : j]); {
+	case w == "base", w == "base64", w == "b64", w == "hex", w == "value", w == "raw", w == "data", w == "string", w == "str",
+		len(w) >= 2 && w[0] == 'v' && allDigits(w[1:]):
+		return j
+	}
+	return end
+}
+
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
 
 // locateEnvKey: an upper-case NAME_KEY= starting a word.
 func locateEnvKey(s string, pos, end int) int {
@@ -69,18 +110,42 @@ func locateXML(s string, pos, end int) int {
 	return start - 1
 }
 
-// locateBearer: "bearer" starting a word and followed by a blank.
+// locateBearer: "bearer" starting a word and followed by a blank, or by
+// its URL-encoded forms (%20, +).
 func locateBearer(s string, pos, end int) int {
-	if end >= len(s) || (s[end] != ' ' && s[end] != '\t') {
+	if end >= len(s) || (s[end] != ' ' && s[end] != '\t' && s[end] != '+' && !strings.HasPrefix(s[end:], "%20")) {
 		return -1
 	}
 	return locateWord(anyCase)(s, pos, end)
 }
 
-// locateWord: the trigger starts a word and its case passes ok.
+// locateTelegram: ":AA" after the 8 to 10 digits of a bot's id.
+func locateTelegram(s string, pos, end int) int {
+	if s[pos+1:end] != "AA" {
+		return -1
+	}
+	start := walkBack(s, pos, func(c byte) bool { return c >= '0' && c <= '9' })
+	if pos-start < 8 || pos-start > 10 || !wordStart(s, start) {
+		return -1
+	}
+	return start
+}
+
+// locateTerraform: ".atlasv1." after the 14 letters and digits of a
+// Terraform Cloud token's id.
+func locateTerraform(s string, pos, _ int) int {
+	start := walkBack(s, pos, func(c byte) bool { return isLetter(c) || c >= '0' && c <= '9' })
+	if pos-start != 14 {
+		return -1
+	}
+	return start
+}
+
+// locateWord: the trigger starts a word (see wordStart) and its case
+// passes ok.
 func locateWord(ok func(string) bool) func(string, int, int) int {
 	return func(s string, pos, end int) int {
-		if (pos > 0 && isWordChar(s[pos-1])) || !ok(s[pos:end]) {
+		if !wordStart(s, pos) || !ok(s[pos:end]) {
 			return -1
 		}
 		return pos
@@ -109,7 +174,7 @@ func locateStripe(s string, pos, end int) int {
 	}
 	switch s[pos-2 : pos] {
 	case "sk", "rk", "pk":
-		if pos == 2 || !isWordChar(s[pos-3]) {
+		if wordStart(s, pos-2) {
 			return pos - 2
 		}
 	}

@@ -182,6 +182,26 @@ func (r *Redactor) redact(s string) (string, bool) {
 	}
 	sc := r.scratch.Get().(*scratch)
 	defer r.scratch.Put(sc)
+	r.find(s, sc)
+	if len(sc.spans) == 0 {
+		return s, false
+	}
+	return r.replace(s, mergeSpans(sc.spans))
+}
+
+// spansOf returns the merged spans of s to replace, in order.
+func (r *Redactor) spansOf(s string) []span {
+	if r.disabled || s == "" {
+		return nil
+	}
+	sc := r.scratch.Get().(*scratch)
+	defer r.scratch.Put(sc)
+	r.find(s, sc)
+	return append([]span(nil), mergeSpans(sc.spans)...)
+}
+
+// find collects in sc.spans what every rule finds in s.
+func (r *Redactor) find(s string, sc *scratch) {
 	sc.reset(len(r.rules))
 
 	add := func(start, end int) {
@@ -223,10 +243,6 @@ func (r *Redactor) redact(s string) (string, bool) {
 			ru.findAll(s, add)
 		}
 	}
-	if len(sc.spans) == 0 {
-		return s, false
-	}
-	return r.replace(s, mergeSpans(sc.spans))
 }
 
 // replace writes s with each span replaced by the marker. Spans that

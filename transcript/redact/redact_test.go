@@ -51,6 +51,21 @@ func TestStringRedactsBuiltinPatterns(t *testing.T) {
 		{"url credentials", "url https://bob:pa55w0rd@example.com/x ok", "url https://bob:[REDACTED]@example.com/x ok"},
 		{"url empty user", "redis://:hunter2@localhost:6379/0", "redis://:[REDACTED]@localhost:6379/0"},
 		{"two secrets one line", "A_TOKEN=x B_SECRET=y", "A_TOKEN=[REDACTED] B_SECRET=[REDACTED]"},
+		{"curl user", "curl -u admin:hunter2-x https://h", "curl -u admin:[REDACTED] https://h"},
+		{"curl long user", "curl --user=admin:hunter2-x h", "curl --user=admin:[REDACTED] h"},
+		{"mysql attached", "mysql -u root -phunter2-x app", "mysql -u root -p[REDACTED] app"},
+		{"docker login", "docker login -u ci -p hunter2-x reg", "docker login -u ci -p [REDACTED] reg"},
+		{"sshpass", "sshpass -p 'two words' ssh h", "sshpass -p '[REDACTED]' ssh h"},
+		{"netrc", "machine h login me password hunter2-x", "machine h login me password [REDACTED]"},
+		{"pass", "PASS=hunter2-x ./run", "PASS=[REDACTED] ./run"},
+		{"db pass", "db_pass: hunter2-x", "db_pass: [REDACTED]"},
+		{"camel pass", `dbPass="hunter2-x"`, `dbPass="[REDACTED]"`},
+		{"yaml pwd", "  pwd: hunter2-x", "  pwd: [REDACTED]"},
+		{"mysql pwd", "MYSQL_PWD=hunter2-x mysql", "MYSQL_PWD=[REDACTED] mysql"},
+		{"secret suffix", "SECRET_KEY_BASE=abc123 rails s", "SECRET_KEY_BASE=[REDACTED] rails s"},
+		{"url-encoded bearer", "GET /x?auth=Bearer%20abcdefgh1234 HTTP", "GET /x?auth=Bearer%20[REDACTED] HTTP"},
+		{"hex after key name", "the signing key is " + strings.Repeat("ab12", 10) + ".", "the signing key is [REDACTED]."},
+		{"account key", "AccountName=a;AccountKey=abc+def==;Endpoint", "AccountName=a;AccountKey=[REDACTED];Endpoint"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -79,6 +94,14 @@ func TestStringLeavesOrdinaryTextAlone(t *testing.T) {
 		"Visiting Asia in AKIA mode",
 		"eyJ alone is not a token",
 		"run_test_suite and desk_live_demo",
+		"--- PASS: TestLogin (0.01s)\nPASS: 12 FAIL: 0",
+		"bypass=1 compass: north OLDPWD=/tmp PWD=/home/dev",
+		"docker run -u 1000:1000 -p 8080:80 img; mkdir -p /tmp/x; ssh -p 22 host; sort -u a:b",
+		"grep -a foo:bar file; tar -a -cf x.tar.gz dir",
+		"Cache restored from key: node-cache-Linux-x64-3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f",
+		"commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f (key rotation done)",
+		"a key-value store; the keys are hashed",
+		"\x1b[1mbold text\x1b[0m and \x1b[32mgreen\x1b[39m",
 		ordinaryOutput(64 << 10),
 	} {
 		if got := r.String(in); got != in {

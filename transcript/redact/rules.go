@@ -12,7 +12,16 @@ const secretGroup = "secret"
 // secretWords are the key-name endings that make an assignment's value a
 // secret (PASSWORD=x, "api_key": "x", --token x). "tokens" or "token_count"
 // do not end in one of them, so usage counters stay readable.
-const secretWords = `(?:passw(?:or)?d|passphrase|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret)`
+const secretWords = `(?:passw(?:or)?d|passphrase|secret|token|api[_-]?key|access[_-]?key|account[_-]?key|secret[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret)`
+
+// secretSuffix is what may follow a secret word at the end of a key name
+// and still name the secret itself: SECRET_KEY_BASE, API_TOKEN_B64.
+const secretSuffix = `(?:[_.-](?i:base|base64|b64|hex|value|raw|data|string|str|v\d+))?`
+
+// passWords are the short key endings that name a password only as a
+// segment of their own (DB_PASS, MYSQL_PWD, smtp.pass); locateAssignment
+// keeps "bypass", the shell's PWD and a test's "PASS:" out.
+const passWords = `(?:pass|pwd)`
 
 // Value alternatives shared by the assignment rules: a double-quoted,
 // single-quoted or JSON-escaped quoted value, or a bare word.
@@ -28,6 +37,8 @@ const (
 type spec struct {
 	name    string
 	pattern string
+	// match, when set instead of pattern, finds a match at a located start
+	// by hand (see rule.match).
 	// triggers are lower-case substrings, one of which every match
 	// contains.
 	triggers []string
@@ -35,6 +46,7 @@ type spec struct {
 	// match containing it must start, or -1 when none can (a cheap
 	// necessary condition: "Tokenizer" or "sort key" never reach a pattern).
 	locate func(s string, pos, end int) int
+	match  func(s string, start, stop int, add func(start, end int)) int
 }
 
 // keywords are the triggers of the rules built on secretWords.
@@ -47,8 +59,8 @@ func builtinSpecs() []spec {
 	return []spec{
 		{
 			name:     "assignment",
-			pattern:  `(?i)[A-Za-z0-9_.-]*` + secretWords + `(?:\\?["'])?[ \t]*(?::=|=|:)[ \t]*(?:` + quotedValue + `|` + bareValue + `)`,
-			triggers: keywords(),
+			pattern:  `(?i)[A-Za-z0-9_.-]*(?:` + secretWords + secretSuffix + `|` + passWords + `)(?:\\?["'])?[ \t]*(?::=|=|:)[ \t]*(?:` + quotedValue + `|` + bareValue + `)`,
+			triggers: append(keywords(), "pass", "pwd"),
 			locate:   locateAssignment,
 		},
 		{
@@ -77,7 +89,7 @@ func builtinSpecs() []spec {
 		},
 		{
 			name:     "bearer",
-			pattern:  `(?i)bearer[ \t]+(?P<secret>[A-Za-z0-9._~+/=-]{8,})`,
+			pattern:  `(?i)bearer(?:[ \t]+|%20|\+)(?P<secret>[A-Za-z0-9._~+/=%-]{8,})`,
 			triggers: []string{"bearer"},
 			locate:   locateBearer,
 		},
@@ -149,9 +161,51 @@ func builtinSpecs() []spec {
 		},
 		{
 			name:     "url-credentials",
-			pattern:  `[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@"'<>\\]*:(?P<secret>[^\s/?#@"'<>\\]+)@`,
+			pattern:  `[A-Za-z][A-Za-z0-9+.-]*://(?:[^\s:/?#@"'<>\\]*:(?P<secret>[^\s/?#@"'<>\\]+)|(?P<secret>[A-Za-z0-9_-]{20,}))@`,
 			triggers: []string{"://"},
 			locate:   locateURLCredentials,
+		},
+		{
+			name:     "provider-token",
+			match:    matchPrefixed,
+			triggers: prefixedTriggers(),
+			locate:   locatePrefixed,
+		},
+		{
+			name:     "telegram-bot-token",
+			pattern:  `\d{8,10}:AA[A-Za-z0-9_-]{30,}`,
+			triggers: []string{":aa"},
+			locate:   locateTelegram,
+		},
+		{
+			name:     "terraform-token",
+			pattern:  `[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}`,
+			triggers: []string{".atlasv1."},
+			locate:   locateTerraform,
+		},
+		{
+			name:     "user-password-flag",
+			match:    matchUserFlag,
+			triggers: []string{"-u", "--user", "--auth"},
+			locate:   locateUserFlag,
+		},
+		{
+			name:     "short-password-flag",
+			match:    matchShortPassword,
+			triggers: []string{"-p"},
+			locate:   locateShortPassword,
+		},
+		{
+			name:     "netrc-password",
+			match:    matchNetrcPassword,
+			triggers: []string{"password"},
+			locate:   locateNetrcPassword,
+		},
+		{
+			name:     "keyword-hex",
+			match:    matchKeywordHex,
+			triggers: []string{"key", "token", "secret", "password", "passphrase"},
+			locate:   locateKeywordHex,
 		},
 	}
 }
@@ -165,6 +219,10 @@ type rule struct {
 	// locate gives the start of an anchored match near a trigger; nil for
 	// rules that run over the whole input.
 	locate func(s string, pos, end int) int
+	// match, when set, replaces re for an anchored rule: it reports the
+	// secret spans of a match that starts at start and ends by stop, and
+	// returns where the match ends, or -1.
+	match func(s string, start, stop int, add func(start, end int)) int
 	// literal is a case-sensitive prefix of every match of a whole-input
 	// rule ("" if none); the rule is skipped when it is absent.
 	literal string
@@ -195,7 +253,10 @@ func (r *rule) compile(pattern string) error {
 
 // newBuiltinRule compiles a built-in spec anchored at its located start.
 func newBuiltinRule(sp spec) (rule, error) {
-	r := rule{name: sp.name, triggers: sp.triggers, locate: sp.locate}
+	r := rule{name: sp.name, triggers: sp.triggers, locate: sp.locate, match: sp.match}
+	if sp.match != nil {
+		return r, nil
+	}
 	if err := r.compile(`^(?:` + sp.pattern + `)`); err != nil {
 		return rule{}, fmt.Errorf("built-in redaction rule %s: %w", sp.name, err)
 	}
@@ -238,6 +299,9 @@ func (r *rule) findAll(s string, add func(start, end int)) {
 // the end of the line: no pattern crosses one) and returns where it ends,
 // or -1. An anchored match costs only as much as the text it reads.
 func (r *rule) matchAt(s string, start, stop int, add func(start, end int)) int {
+	if r.match != nil {
+		return r.match(s, start, stop, add)
+	}
 	m := r.re.FindStringSubmatchIndex(s[start:stop])
 	if m == nil {
 		return -1

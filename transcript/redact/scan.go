@@ -4,13 +4,16 @@ package redact
 const pairBits = 1 << 16
 
 // scanner finds every trigger in one pass over the input: a bitset of the
-// (case-folded) first two bytes of all triggers filters positions, and
-// only positions that pass are compared with the triggers starting there.
+// (case-folded) first two bytes of all triggers filters positions, a set of
+// the third bytes of the triggers with those two filters them again (most
+// pairs, "do", "at", "li", start common words), and only positions that
+// pass both are compared with the triggers starting there.
 type scanner struct {
 	fold   [256]byte
 	bits   [pairBits / 64]uint64
 	bucket [pairBits]uint8 // 1 + index into groups; 0: no trigger (built-in triggers use a few dozen pairs)
 	groups [][]int         // trigger indexes by first two bytes
+	third  [256][4]uint64  // per group: the folded third bytes of its triggers; all set when one has two bytes
 	texts  [][]byte        // lower-case trigger texts
 }
 
@@ -33,6 +36,11 @@ func newScanner(triggers [][]byte) *scanner {
 		}
 		g := sc.bucket[k] - 1
 		sc.groups[g] = append(sc.groups[g], i)
+		if len(t) == 2 {
+			sc.third[g] = [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+		} else {
+			sc.third[g][t[2]/64] |= 1 << (t[2] % 64)
+		}
 	}
 	return sc
 }
@@ -46,7 +54,13 @@ func (sc *scanner) scan(s string, hit func(trigger, pos int)) {
 		if sc.bits[k/64]&(1<<(k%64)) == 0 {
 			continue
 		}
-		for _, ti := range sc.groups[sc.bucket[k]-1] {
+		g := sc.bucket[k] - 1
+		if i+2 < len(s) {
+			if c := fold[s[i+2]]; sc.third[g][c/64]&(1<<(c%64)) == 0 {
+				continue
+			}
+		}
+		for _, ti := range sc.groups[g] {
 			if sc.at(s, i, sc.texts[ti]) {
 				hit(ti, i)
 			}
