@@ -1,7 +1,10 @@
 package session
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -274,4 +277,70 @@ func TestRunOfDeadRecorderIsInterrupted(t *testing.T) {
 	if n := count(); n != 2 {
 		t.Errorf("with no writer and no recent append: %d died, want 2", n)
 	}
+}
+
+// FuzzFollowerLines feeds a file to the follower in pieces, as appends
+// arrive, and checks it against reading the whole file: the same events in
+// the same order and the same malformed lines, however the pieces fall.
+func FuzzFollowerLines(f *testing.F) {
+	f.Add([]byte(`{"v":1,"type":"chat_turn","seq":1,"text":"a"}`+"\n\x00\x00\n"+`{"v":1,"type":"chat_turn","seq":2,"text":"b"}`+"\n{\"torn"), uint8(3))
+	f.Add([]byte("junk\n\n  {\"v\":1,\"type\":\"session_end\",\"seq\":5}\n"), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, piece uint8) {
+		path := filepath.Join(t.TempDir(), "s.jsonl")
+		file, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer file.Close()
+		var got []string
+		fl := &follower{path: path, file: file, fn: func(it FollowItem) {
+			switch {
+			case it.Event != nil:
+				got = append(got, fmt.Sprintf("event %d %s", it.Event.Seq, it.Event.Type))
+			case it.Err != nil:
+				got = append(got, "bad line")
+			}
+		}}
+		n := max(1, int(piece))
+		for i := 0; i < len(data); i += n {
+			chunk := data[i:min(i+n, len(data))]
+			file.Write(chunk)
+			fl.offset += int64(len(chunk))
+			fl.consume(chunk)
+		}
+		var want []string
+		rd := transcript.NewReader(bytes.NewReader(data))
+		for {
+			ev, err := rd.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			var le *transcript.LineError
+			if errors.As(err, &le) {
+				want = append(want, "bad line")
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, fmt.Sprintf("event %d %s", ev.Seq, ev.Type))
+		}
+		// The follower passes a seq on once: drop repeats from the reference.
+		var dedup []string
+		var last int64
+		for _, w := range want {
+			var seq int64
+			var typ string
+			if _, err := fmt.Sscanf(w, "event %d %s", &seq, &typ); err == nil && seq > 0 {
+				if seq <= last {
+					continue
+				}
+				last = seq
+			}
+			dedup = append(dedup, w)
+		}
+		if strings.Join(got, "|") != strings.Join(dedup, "|") {
+			t.Fatalf("pieces of %d:\n got %v\nwant %v", n, got, dedup)
+		}
+	})
 }

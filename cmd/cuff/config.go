@@ -4,6 +4,7 @@ import (
 	"github.com/cuff-dev/cuff/internal/settings"
 	"github.com/cuff-dev/cuff/recorder/approval"
 	"github.com/cuff-dev/cuff/recorder/runner"
+	"github.com/cuff-dev/cuff/transcript/redact"
 )
 
 // settings returns the project's settings (defaults until a store is opened).
@@ -51,4 +52,30 @@ func captureMode(c settings.CaptureMode) runner.CaptureMode {
 		return runner.CaptureNone
 	}
 	return runner.CaptureAll
+}
+
+// outputRedactor is the project's redaction for a command's output, applied
+// before the output is cut to its limit (runner.Command.Redact): nil when
+// redaction is off or its patterns do not compile (the store then refuses
+// to record, and says why).
+func outputRedactor(cfg *settings.Settings) func(string) string {
+	if !cfg.Redaction.Enabled {
+		return nil
+	}
+	r, err := redact.New(redact.Options{Patterns: cfg.Redaction.Patterns})
+	if err != nil {
+		return nil
+	}
+	return r.String
+}
+
+// outputRedact is outputRedactor with the workspace's own redactor, when
+// there is a workspace: compiled once per process.
+func (a *app) outputRedact(cfg *settings.Settings) func(string) string {
+	if a.ws != nil {
+		if r, err := a.ws.Redactor(); err == nil && r != nil {
+			return r.String
+		}
+	}
+	return outputRedactor(cfg)
 }

@@ -134,6 +134,7 @@ func (a *app) runExec(f *execFlags, args []string) error {
 		MaxTimeout:     cfg.Execution.MaxTimeout,
 		Capture:        captureMode(cfg.Recording.CaptureOutput),
 		MaxOutputBytes: int(cfg.Recording.MaxOutputSize),
+		Redact:         a.outputRedact(cfg),
 		Stdout:         os.Stdout,
 		Stderr:         os.Stderr,
 		Env:            runnerEnv(cfg.Execution.Environment),

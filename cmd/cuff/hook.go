@@ -168,7 +168,7 @@ func (a *app) claudeHandler(in *claudehook.Input) (*claudehook.Handler, time.Dur
 		return nil, 0, err
 	}
 	cfg := ws.Settings
-	opts := claudehook.Options{Store: ws.Store, Gate: g, Broker: b, StateDir: b.Dir,
+	opts := claudehook.Options{Store: ws.Store, Gate: g, Broker: b, StateDir: b.Dir, RedactText: a.outputRedact(ws.Settings),
 		NoWatcher: string(cfg.Approvals.NoWatcher), CuffVersion: Version, MaxOutput: int(cfg.Recording.MaxOutputSize),
 		AllowAnswer: string(cfg.Gate.AllowAnswer), TrustNote: ws.TrustNote()}
 	if (in.HookEventName == claudehook.EventPreToolUse || in.HookEventName == claudehook.EventPostToolUse ||

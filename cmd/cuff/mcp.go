@@ -117,6 +117,7 @@ func mcpCommandBase(cfg *settings.Settings) runner.Command {
 		Env:            runnerEnv(cfg.Execution.Environment),
 		Capture:        captureMode(cfg.Recording.CaptureOutput),
 		MaxOutputBytes: int(cfg.Recording.MaxOutputSize),
+		Redact:         outputRedactor(cfg),
 		Limits:         runner.Limits{MemoryMB: cfg.Execution.Limits.MemoryMB, CPUSeconds: cfg.Execution.Limits.CPUSeconds},
 	}
 }

@@ -203,6 +203,7 @@ func (a *app) runScript(f *scriptRunFlags, name string, args []string) error {
 	}
 	c.Capture = captureMode(cfg.Recording.CaptureOutput)
 	c.MaxOutputBytes = int(cfg.Recording.MaxOutputSize)
+	c.Redact = a.outputRedact(cfg)
 	c.Limits = runner.Limits{MemoryMB: cfg.Execution.Limits.MemoryMB, CPUSeconds: cfg.Execution.Limits.CPUSeconds}
 	c.Stdout, c.Stderr = os.Stdout, os.Stderr
 	interrupts := make(chan os.Signal, 1)

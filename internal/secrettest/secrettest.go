@@ -172,9 +172,9 @@ func Corpus() []Case {
 	for i := 0; i < len(pem); i += 64 {
 		pemBody.WriteString(pem[i:min(i+64, len(pem))] + "\n")
 	}
-	cs = append(cs, Case{Name: "rsa private key", Secret: pem[100:164],
+	cs = append(cs, Case{Name: "rsa private key", Secret: pem[128:192], // its third line
 		Text: "-----BEGIN RSA " + "PRIVATE KEY-----\n" + pemBody.String() + "-----END RSA " + "PRIVATE KEY-----"})
-	cs = append(cs, Case{Name: "openssh private key, its end cut off", Secret: pem[300:364],
+	cs = append(cs, Case{Name: "openssh private key, its end cut off", Secret: pem[320:384], // its sixth line
 		Text: "-----BEGIN OPENSSH " + "PRIVATE KEY-----\n" + pemBody.String()[:500]})
 	// Credentials in URLs and headers.
 	pw := g.password()

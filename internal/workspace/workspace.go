@@ -55,6 +55,8 @@ type Workspace struct {
 	Trust  *Trust
 	env    Env
 	joined *session.Joined
+	// redactor is the one the store redacts with; nil when redaction is off.
+	redactor *redact.Redactor
 }
 
 // Open finds the project's store and loads its settings (project file over
@@ -95,14 +97,14 @@ func Open(env Env) (*Workspace, error) {
 	if cfg.Recording.Directory != "" && cfg.Recording.Directory != ".cuff/recordings" {
 		s.Recordings = cfg.Recording.Dir(filepath.Dir(dir))
 	}
+	var r *redact.Redactor
 	if cfg.Redaction.Enabled {
-		r, err := redact.New(redact.Options{Patterns: cfg.Redaction.Patterns})
-		if err != nil {
+		if r, err = redact.New(redact.Options{Patterns: cfg.Redaction.Patterns}); err != nil {
 			return nil, fmt.Errorf("redaction: %w", err)
 		}
 		s.Redact = func(line []byte) ([]byte, error) { return r.ValidJSON(line), nil }
 	}
-	return &Workspace{Store: s, Settings: cfg, Trust: tr, env: env}, nil
+	return &Workspace{Store: s, Settings: cfg, Trust: tr, env: env, redactor: r}, nil
 }
 
 // stateDirOf is the state directory the environment names, "" without one.
@@ -164,6 +166,9 @@ func (w *Workspace) CacheDir() string {
 func (w *Workspace) Redactor() (*redact.Redactor, error) {
 	if !w.Settings.Redaction.Enabled {
 		return nil, nil
+	}
+	if w.redactor != nil {
+		return w.redactor, nil
 	}
 	r, err := redact.New(redact.Options{Patterns: w.Settings.Redaction.Patterns})
 	if err != nil {

@@ -73,6 +73,10 @@ type Options struct {
 	// MaxOutput bounds what is kept of each output (head and tail), as
 	// recording.max_output_size does for cuff exec; 0 keeps everything.
 	MaxOutput int
+	// RedactText, when set, removes secrets from an output before it is cut
+	// to MaxOutput, so that a secret across the cut is replaced whole, not
+	// kept in part (the recording is redacted again as it is written).
+	RedactText func(string) string
 }
 
 // Sandbox is how the hook confines the commands it allows.

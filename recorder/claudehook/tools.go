@@ -411,7 +411,7 @@ func (c *call) postToolUse() error {
 			if failed && in.Error != "" {
 				out = in.Error
 			}
-			kept, cut := headTail(out, c.h.opts.MaxOutput)
+			kept, cut := c.cut(out)
 			body = &transcript.ToolResult{Tool: in.ToolName, Output: kept, OutputTruncated: cut, IsError: failed,
 				DurationMS: dur.Milliseconds()}
 		}
@@ -496,11 +496,20 @@ func (c *call) secretFile(path string) bool {
 func (c *call) capOutput(run *transcript.BashRun) {
 	total := int64(len(run.Stdout) + len(run.Stderr))
 	var cutOut, cutErr bool
-	run.Stdout, cutOut = headTail(run.Stdout, c.h.opts.MaxOutput)
-	run.Stderr, cutErr = headTail(run.Stderr, c.h.opts.MaxOutput)
+	run.Stdout, cutOut = c.cut(run.Stdout)
+	run.Stderr, cutErr = c.cut(run.Stderr)
 	if cutOut || cutErr {
 		run.OutputTruncated, run.OutputTruncatedBytes = true, &total
 	}
+}
+
+// cut keeps the head and the tail of an output within MaxOutput, redacted
+// first when it is cut.
+func (c *call) cut(s string) (string, bool) {
+	if max := c.h.opts.MaxOutput; max > 0 && len(s) > max && c.h.opts.RedactText != nil {
+		s = c.h.opts.RedactText(s)
+	}
+	return headTail(s, c.h.opts.MaxOutput)
 }
 
 // headTail keeps the first and last max/2 bytes of s (cut on whole UTF-8

@@ -130,7 +130,7 @@ func BenchmarkHeadTailWrite1MB(b *testing.B) {
 	data := make([]byte, oneMB)
 	b.SetBytes(oneMB)
 	for b.Loop() {
-		buf := newHeadTail(DefaultMaxOutputBytes)
+		buf := newHeadTail(DefaultMaxOutputBytes, nil)
 		writeChunks(buf, data, maxReadSize)
 		if out := buf.output(); !out.Truncated {
 			b.Fatal("not truncated")

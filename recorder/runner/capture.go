@@ -24,15 +24,26 @@ type Output struct {
 
 // headTail keeps the first and the last bytes written to it, within a fixed budget,
 // and counts everything. Memory use never exceeds the budget, whatever is written.
+//
+// With a redact function it keeps cutMargin bytes more on each side of each cut:
+// the head and the tail are redacted before they are cut to size, so that a secret
+// across a cut (a token, a private key whose BEGIN line is in the part left out) is
+// seen whole and replaced, not kept in part.
 type headTail struct {
-	headMax int
+	headMax int // what the head keeps of the output
 	tailMax int
+	margin  int // kept beyond each cut, for redaction
+	redact  func(string) string
 	head    []byte
 	tail    []byte // ring buffer, allocated when the head is full
 	tailPos int    // where the next tail byte goes
 	tailLen int
 	total   int64
 }
+
+// cutMargin is what a redacting headTail keeps beyond each cut: more than any
+// secret the redactor knows (a 4096-bit RSA key's PEM block is about 3.3 KB).
+const cutMargin = 16 << 10
 
 // The head starts at initialHeadCap bytes, so small outputs stay small, and grows by
 // headGrowth at a time.
@@ -41,39 +52,57 @@ const (
 	headGrowth     = 4
 )
 
-func newHeadTail(limit int) *headTail {
+// newHeadTail keeps limit bytes of an output, redacted by redact (when not nil)
+// before it is cut.
+func newHeadTail(limit int, redact func(string) string) *headTail {
 	head := limit / 2
-	return &headTail{headMax: head, tailMax: limit - head}
+	b := &headTail{headMax: head, tailMax: limit - head, redact: redact}
+	if redact != nil && limit > 0 {
+		b.margin = cutMargin
+	}
+	return b
 }
 
 // Write keeps p's bytes that belong to the head or the tail; it never fails.
 func (b *headTail) Write(p []byte) (int, error) {
 	n := len(p)
 	b.total += int64(n)
-	if room := b.headMax - len(b.head); room > 0 {
+	if room := b.headKeep() - len(b.head); room > 0 {
 		k := min(room, len(p))
 		b.growHead(k)
 		b.head = append(b.head, p[:k]...)
 		p = p[k:]
 	}
-	if len(p) == 0 || b.tailMax == 0 {
+	tailKeep := b.tailKeep()
+	if len(p) == 0 || tailKeep == 0 {
 		return n, nil
 	}
 	if b.tail == nil {
-		b.tail = make([]byte, b.tailMax)
+		b.tail = make([]byte, tailKeep)
 	}
-	if len(p) >= b.tailMax {
-		copy(b.tail, p[len(p)-b.tailMax:])
-		b.tailPos, b.tailLen = 0, b.tailMax
+	if len(p) >= tailKeep {
+		copy(b.tail, p[len(p)-tailKeep:])
+		b.tailPos, b.tailLen = 0, tailKeep
 		return n, nil
 	}
 	k := copy(b.tail[b.tailPos:], p)
 	if k < len(p) {
 		copy(b.tail, p[k:])
 	}
-	b.tailPos = (b.tailPos + len(p)) % b.tailMax
-	b.tailLen = min(b.tailLen+len(p), b.tailMax)
+	b.tailPos = (b.tailPos + len(p)) % tailKeep
+	b.tailLen = min(b.tailLen+len(p), tailKeep)
 	return n, nil
+}
+
+// headKeep and tailKeep are what the buffer holds of each side: the part kept,
+// and the margin that redaction sees beyond the cut.
+func (b *headTail) headKeep() int { return b.headMax + b.margin }
+
+func (b *headTail) tailKeep() int {
+	if b.tailMax == 0 {
+		return 0
+	}
+	return b.tailMax + b.margin
 }
 
 // growHead makes room for k more head bytes, growing fourfold (up to headMax) so that
@@ -83,14 +112,14 @@ func (b *headTail) growHead(k int) {
 	if need <= cap(b.head) {
 		return
 	}
-	grown := make([]byte, len(b.head), min(b.headMax, max(need, headGrowth*cap(b.head), initialHeadCap)))
+	grown := make([]byte, len(b.head), min(b.headKeep(), max(need, headGrowth*cap(b.head), initialHeadCap)))
 	copy(grown, b.head)
 	b.head = grown
 }
 
 // tailParts returns the tail in write order, as the ring's two segments.
 func (b *headTail) tailParts() (first, second []byte) {
-	if b.tailLen < b.tailMax {
+	if b.tailLen < b.tailKeep() {
 		return b.tail[:b.tailLen], nil
 	}
 	return b.tail[b.tailPos:], b.tail[:b.tailPos]
@@ -107,13 +136,16 @@ func (b *headTail) output() Output {
 	kept := int64(len(b.head) + len(t1) + len(t2))
 	out := Output{Captured: true, OriginalBytes: b.total, KeptBytes: kept}
 	var text strings.Builder
-	if kept == b.total {
+	if b.total <= int64(b.headMax+b.tailMax) {
 		text.Grow(int(kept))
 		text.Write(b.head)
 		text.Write(t1)
 		text.Write(t2)
 		out.Text = text.String()
 		return out
+	}
+	if b.redact != nil {
+		return b.redactedOutput(t1, t2)
 	}
 	head := trimPartialEnd(b.head)
 	t1, t2 = trimTailStart(t1, t2)
@@ -127,6 +159,33 @@ func (b *headTail) output() Output {
 	text.Write(t1)
 	text.Write(t2)
 	out.Text = text.String()
+	return out
+}
+
+// redactedOutput is output for a redacting buffer that dropped bytes: the head and
+// the tail, each with its margin (or the whole output, when the margins reach over
+// the part left out), are redacted and only then cut to size.
+func (b *headTail) redactedOutput(t1, t2 []byte) Output {
+	var head, tail string
+	if kept := int64(len(b.head) + len(t1) + len(t2)); kept == b.total {
+		all := b.redact(string(b.head) + string(t1) + string(t2)) // nothing was dropped: one text
+		if len(all) <= b.headMax+b.tailMax {
+			return Output{Captured: true, OriginalBytes: b.total, KeptBytes: int64(len(all)), Text: all}
+		}
+		head, tail = all, all
+	} else {
+		head, tail = b.redact(string(b.head)), b.redact(string(t1)+string(t2))
+	}
+	if len(head) > b.headMax {
+		head = string(trimPartialEnd([]byte(head[:b.headMax])))
+	}
+	if len(tail) > b.tailMax {
+		tail = string(trimPartialStart([]byte(tail[len(tail)-b.tailMax:])))
+	}
+	out := Output{Captured: true, OriginalBytes: b.total, Truncated: true,
+		KeptBytes: int64(len(head) + len(tail))}
+	out.OmittedBytes = max(0, b.total-out.KeptBytes)
+	out.Text = head + fmt.Sprintf(truncationMarker, out.OmittedBytes) + tail
 	return out
 }
 

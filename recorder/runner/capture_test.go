@@ -20,7 +20,7 @@ func writeChunks(b *headTail, data []byte, chunk int) {
 
 func TestHeadTailKeepsEverythingWithinLimit(t *testing.T) {
 	for _, size := range []int{0, 1, 9, 10} {
-		b := newHeadTail(10)
+		b := newHeadTail(10, nil)
 		data := bytes.Repeat([]byte("x"), size)
 		writeChunks(b, data, 3)
 		out := b.output()
@@ -33,7 +33,7 @@ func TestHeadTailKeepsEverythingWithinLimit(t *testing.T) {
 func TestHeadTailKeepsHeadAndTail(t *testing.T) {
 	data := []byte("0123456789abcdefghijklmnopqrstuvwxyz")
 	for _, chunk := range []int{1, 2, 5, 7, 36} {
-		b := newHeadTail(10)
+		b := newHeadTail(10, nil)
 		writeChunks(b, data, chunk)
 		out := b.output()
 		want := "01234" + fmt.Sprintf(truncationMarker, 26) + "vwxyz"
@@ -49,7 +49,7 @@ func TestHeadTailKeepsHeadAndTail(t *testing.T) {
 func TestHeadTailCutsAtCharacterBoundaries(t *testing.T) {
 	// "é" is two bytes and "€" three; a cut in the middle of one must not show half of it.
 	data := []byte(strings.Repeat("é", 10) + strings.Repeat("€", 10))
-	b := newHeadTail(9)
+	b := newHeadTail(9, nil)
 	writeChunks(b, data, 4)
 	out := b.output()
 	if !utf8.ValidString(out.Text) {
@@ -104,7 +104,7 @@ func FuzzHeadTail(f *testing.F) {
 	f.Add([]byte("ééééé€€€€"), uint16(5), uint8(2))
 	f.Add(bytes.Repeat([]byte{0xff, 0x80}, 50), uint16(7), uint8(9))
 	f.Fuzz(func(t *testing.T, data []byte, limit uint16, chunk uint8) {
-		b := newHeadTail(int(limit))
+		b := newHeadTail(int(limit), nil)
 		writeChunks(b, data, max(1, int(chunk)))
 		out := b.output()
 		if out.OriginalBytes != int64(len(data)) || out.KeptBytes+out.OmittedBytes != out.OriginalBytes {
@@ -135,6 +135,73 @@ func FuzzHeadTail(f *testing.F) {
 		}
 		if utf8.Valid(data) && (!utf8.ValidString(head) || !utf8.ValidString(tail)) {
 			t.Fatalf("valid UTF-8 input cut mid-character: %q / %q", head, tail)
+		}
+	})
+}
+
+// TestRedactBeforeCutting: a secret across a cut of a long output is
+// redacted whole before the cut, not kept in part (a 36-character token cut
+// at 31 used to stay as 31 characters no rule recognises); so is a private
+// key whose BEGIN line fell in the part left out.
+func TestRedactBeforeCutting(t *testing.T) {
+	token := "tok_" + strings.Repeat("Zq9", 12)
+	redact := func(s string) string { // stands in for the project's redactor
+		s = strings.ReplaceAll(s, token, "[REDACTED]")
+		if i := strings.Index(s, "BEGIN KEY"); i >= 0 {
+			if j := strings.Index(s[i:], "END KEY"); j >= 0 {
+				s = s[:i] + "[REDACTED]" + s[i+j+len("END KEY"):]
+			}
+		}
+		return s
+	}
+	const limit = 1000
+	filler := strings.Repeat("x ", 4000)
+	for name, data := range map[string]string{
+		"token across the head's cut": filler[:limit/2-10] + token + filler,
+		"token across the tail's cut": filler + token + filler[:limit/2-10],
+		"key across the tail's cut":   filler + "BEGIN KEY " + strings.Repeat("Kk8", 300) + " END KEY" + filler[:limit/2-100],
+	} {
+		b := newHeadTail(limit, redact)
+		writeChunks(b, []byte(data), 333)
+		out := b.output()
+		if !out.Truncated || strings.Contains(out.Text, token[:12]) || strings.Contains(out.Text, "Kk8Kk8") || len(out.Text) > limit+100 {
+			t.Errorf("%s: kept %d bytes: %q", name, len(out.Text), out.Text)
+		}
+		if out.KeptBytes+out.OmittedBytes != out.OriginalBytes || out.KeptBytes > limit {
+			t.Errorf("%s: sizes %+v", name, Output{OriginalBytes: out.OriginalBytes, KeptBytes: out.KeptBytes, OmittedBytes: out.OmittedBytes})
+		}
+	}
+	// Without a redactor, the same output keeps the part of the token.
+	b := newHeadTail(limit, nil)
+	writeChunks(b, []byte(filler[:limit/2-10]+token+filler), 333)
+	if out := b.output(); !strings.Contains(out.Text, token[:10]) {
+		t.Errorf("the test does not cut the token: %q", out.Text[:limit/2])
+	}
+}
+
+// FuzzHeadTailRedacting checks a redacting buffer (with a redactor that
+// changes nothing) the same way: its margins never make it keep more than
+// the limit, nor show anything but a prefix and a suffix of the data.
+func FuzzHeadTailRedacting(f *testing.F) {
+	f.Add([]byte("hello world"), uint16(4), uint8(3))
+	f.Add(bytes.Repeat([]byte("ab"), 40000), uint16(1000), uint8(200))
+	f.Add([]byte("ééééé€€€€"), uint16(5), uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, limit uint16, chunk uint8) {
+		b := newHeadTail(int(limit), func(s string) string { return s })
+		writeChunks(b, data, max(1, int(chunk)))
+		out := b.output()
+		if out.OriginalBytes != int64(len(data)) || out.KeptBytes+out.OmittedBytes != out.OriginalBytes || out.KeptBytes > int64(limit) {
+			t.Fatalf("sizes %+v for %d bytes, limit %d", Output{OriginalBytes: out.OriginalBytes, KeptBytes: out.KeptBytes, OmittedBytes: out.OmittedBytes}, len(data), limit)
+		}
+		if !out.Truncated {
+			if out.Text != string(data) {
+				t.Fatalf("not truncated, but changed")
+			}
+			return
+		}
+		head, tail, ok := strings.Cut(out.Text, fmt.Sprintf(truncationMarker, out.OmittedBytes))
+		if !ok || !bytes.HasPrefix(data, []byte(head)) || !bytes.HasSuffix(data, []byte(tail)) {
+			t.Fatalf("head %q / tail %q do not match the data", head, tail)
 		}
 	})
 }

@@ -86,6 +86,10 @@ type Command struct {
 
 	Capture        CaptureMode // "" means all
 	MaxOutputBytes int         // bytes kept per stream, head and tail; 0 means the default
+	// Redact, when set, removes secrets from captured output before it is cut to
+	// MaxOutputBytes, so that a secret across a cut is replaced whole rather than
+	// kept in part (the recording is redacted again as it is written).
+	Redact func(string) string
 
 	Stdin io.Reader // nil means /dev/null
 	// Stdout and Stderr optionally receive a live copy of the child's output. They are

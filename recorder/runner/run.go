@@ -141,7 +141,7 @@ func (x *execution) start() *Error {
 		s.set(w)
 		var buf *headTail
 		if s.capture {
-			buf = newHeadTail(limit)
+			buf = newHeadTail(limit, c.Redact)
 		}
 		*s.slot = newPump(r, buf, s.live)
 		x.pumps = append(x.pumps, *s.slot)

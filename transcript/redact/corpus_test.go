@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/cuff-dev/cuff/internal/secrettest"
@@ -36,4 +37,19 @@ func TestCorpusNoLeaks(t *testing.T) {
 		}
 	}
 	t.Logf("%d formats, %d leaks", len(corpus), leaks)
+}
+
+// TestCorpusQuotedForAShell: a command line records each word quoted the
+// way bash would read it back, escape sequences written out ($'\E[1m…');
+// a token in colour is still found.
+func TestCorpusQuotedForAShell(t *testing.T) {
+	r := MustNew(Options{})
+	for _, c := range secrettest.Corpus() {
+		for _, esc := range []string{`\E`, `\e`, `\x1b`, `\033`, `\u001b`} {
+			quoted := "printf '%s\\n' $'" + strings.ReplaceAll(c.Text, "\x1b", esc) + "'"
+			if out := r.String(quoted); c.Leaks(out) {
+				t.Errorf("%s, escape written %s: %q", c.Name, esc, out)
+			}
+		}
+	}
 }

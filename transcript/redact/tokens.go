@@ -336,7 +336,8 @@ func wordStart(s string, pos int) bool {
 }
 
 // endsEscape reports whether a CSI escape sequence (ESC [ params final)
-// ends just before pos.
+// ends just before pos, its ESC a byte or written out as a shell or a
+// program would quote it (\e, \E, \x1b, \033, \u001b: $'\e[1m…').
 func endsEscape(s string, pos int) bool {
 	i := pos - 1
 	if !isLetter(s[i]) {
@@ -348,7 +349,12 @@ func endsEscape(s string, pos int) bool {
 		case c >= '0' && c <= '9', c == ';', c == ':', c == '?':
 			continue
 		case c == '[':
-			return i > 0 && s[i-1] == 0x1b
+			before := s[:i]
+			if strings.HasSuffix(before, `\x1b`) || strings.HasSuffix(before, `\x1B`) || strings.HasSuffix(before, `\033`) ||
+				strings.HasSuffix(before, `\u001b`) || strings.HasSuffix(before, `\u001B`) {
+				return true
+			}
+			return i > 0 && s[i-1] == 0x1b || i > 1 && s[i-2] == '\\' && (s[i-1] == 'e' || s[i-1] == 'E')
 		}
 		return false
 	}
