@@ -99,14 +99,24 @@ type execution struct {
 
 func (x *execution) start() *Error {
 	c := x.c
-	cmd := &exec.Cmd{
-		Path:        x.plan.path,
-		Args:        x.plan.argv,
-		Dir:         x.plan.dir,
-		Env:         x.plan.env,
-		Stdin:       c.Stdin,
-		SysProcAttr: childAttr(),
-		WaitDelay:   c.drainTimeout(),
+	var stdout, stderr *os.File // the child's ends of the output pipes
+	newCmd := func() *exec.Cmd {
+		cmd := &exec.Cmd{
+			Path:        x.plan.path,
+			Args:        x.plan.argv,
+			Dir:         x.plan.dir,
+			Env:         x.plan.env,
+			Stdin:       c.Stdin,
+			SysProcAttr: childAttr(),
+			WaitDelay:   c.drainTimeout(),
+		}
+		if stdout != nil {
+			cmd.Stdout = stdout
+		}
+		if stderr != nil {
+			cmd.Stderr = stderr
+		}
+		return cmd
 	}
 	var childEnds []*os.File
 	closeAll := func() {
@@ -124,8 +134,8 @@ func (x *execution) start() *Error {
 		slot    **pump
 		set     func(*os.File)
 	}{
-		{c.Capture.stdout(), c.Stdout, &x.stdout, func(f *os.File) { cmd.Stdout = f }},
-		{c.Capture.stderr(), c.Stderr, &x.stderr, func(f *os.File) { cmd.Stderr = f }},
+		{c.Capture.stdout(), c.Stdout, &x.stdout, func(f *os.File) { stdout = f }},
+		{c.Capture.stderr(), c.Stderr, &x.stderr, func(f *os.File) { stderr = f }},
 	} {
 		if !s.capture && s.live == nil {
 			continue // exec connects the stream to /dev/null
@@ -150,7 +160,17 @@ func (x *execution) start() *Error {
 	enableSubreaper()
 	x.dog = startWatchdog(c.killGrace())
 	x.res.StartTime = time.Now()
-	if err := cmd.Start(); err != nil {
+	// Before the command runs its first instruction (where the system lets
+	// it be held there), the watchdog learns its group and its limits are
+	// set: a runner killed at any instant leaves nothing behind.
+	cmd, err := startHeld(newCmd, x.plan.path, func(pid int) {
+		x.dog.watch(pid)
+		if err := applyLimits(pid, c.Limits); err != nil {
+			x.limitErr = newError(CodeProcessFailed, "limits", "run without resource limits, or check that prlimit is permitted",
+				"cannot apply resource limits: %s", errnoText(err)).wrap(err)
+		}
+	})
+	if err != nil {
 		closeAll()
 		x.dog.release()
 		return startError(x.plan.argv[0], err)
@@ -161,17 +181,11 @@ func (x *execution) start() *Error {
 	x.cmd = cmd
 	x.pgid = cmd.Process.Pid
 	x.res.PID = x.pgid
-	x.dog.watch(x.pgid)
 	for _, p := range x.pumps {
 		go p.run()
 	}
 	x.waitCh = make(chan error, 1)
 	go func() { x.waitCh <- cmd.Wait() }()
-
-	if err := applyLimits(x.pgid, c.Limits); err != nil {
-		x.limitErr = newError(CodeProcessFailed, "limits", "run without resource limits, or check that prlimit is permitted",
-			"cannot apply resource limits: %s", errnoText(err)).wrap(err)
-	}
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -136,4 +137,96 @@ func childAttr() *syscall.SysProcAttr {
 func setProcessName(name string) {
 	b := append([]byte(name), 0)
 	_ = unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&b[0])), 0, 0, 0)
+}
+
+// startHeld starts the command that newCmd makes, and calls before with its
+// pid while it is held at its first instruction: started traced, it stops
+// when its program is loaded (ptrace's stop at exec), and runs once
+// released. A set-user-ID or set-group-ID program, or one with file
+// capabilities, is not traced (the kernel would run it without its
+// privileges), nor is anything where tracing is not allowed (a seccomp
+// profile, Yama's ptrace_scope 3): those are started running, before
+// called at once.
+func startHeld(newCmd func() *exec.Cmd, path string, before func(pid int)) (*exec.Cmd, error) {
+	if !privileged(path) {
+		// The tracer is the thread that starts the child: it must also be
+		// the one that waits for the stop and releases it.
+		runtime.LockOSThread()
+		cmd := newCmd()
+		cmd.SysProcAttr.Ptrace = true
+		if err := cmd.Start(); err == nil {
+			pid := cmd.Process.Pid
+			sig, ok := waitExecStop(pid)
+			before(pid)
+			if ok {
+				_, _, _ = syscall.RawSyscall6(syscall.SYS_PTRACE, syscall.PTRACE_DETACH, uintptr(pid), 0, uintptr(sig), 0, 0)
+			}
+			runtime.UnlockOSThread()
+			return cmd, nil
+		}
+		runtime.UnlockOSThread()
+	}
+	cmd := newCmd()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	before(cmd.Process.Pid)
+	return cmd, nil
+}
+
+// waitExecStop waits for a traced child's first stop and returns the signal
+// to hand it on release: none for the stop at exec, the signal itself for
+// one that arrived first. ok is false when the child did not stop (it died:
+// its status is left for Wait).
+func waitExecStop(pid int) (sig syscall.Signal, ok bool) {
+	// Look first (WNOWAIT): a child that died instead keeps its status for
+	// Wait.
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WSTOPPED|unix.WEXITED|unix.WNOWAIT|unix.WALL, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, false
+		}
+		break
+	}
+	if info.Code != cldTrapped && info.Code != cldStopped {
+		return 0, false
+	}
+	var ws syscall.WaitStatus
+	for {
+		_, err := syscall.Wait4(pid, &ws, syscall.WALL|syscall.WUNTRACED, nil)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if !ws.Stopped() {
+		return 0, false
+	}
+	if s := ws.StopSignal(); s != syscall.SIGTRAP {
+		return s, true
+	}
+	return 0, true
+}
+
+// si_code values of a stopped child (linux/signal.h).
+const (
+	cldStopped = 5 // CLD_STOPPED
+	cldTrapped = 4 // CLD_TRAPPED
+)
+
+// privileged reports whether the program at path gains privileges when it
+// is run: set-user-ID, set-group-ID or file capabilities.
+func privileged(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return true // let exec say what is wrong, untraced
+	}
+	if fi.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0 {
+		return true
+	}
+	n, err := unix.Getxattr(path, "security.capability", nil)
+	return err == nil && n > 0
 }

@@ -109,3 +109,33 @@ func waitPID(t *testing.T, path string, done <-chan struct{}) int {
 		}
 	}
 }
+
+// TestPrivilegedProgramRunsUntraced: a set-user-ID program is started
+// running (a traced one would lose its privileges), and still runs.
+func TestPrivilegedProgramRunsUntraced(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "true-setuid")
+	data, err := os.ReadFile("/bin/true")
+	if err != nil {
+		t.Skip("no /bin/true")
+	}
+	os.WriteFile(prog, data, 0o755)
+	if err := os.Chmod(prog, 0o755|os.ModeSetuid); err != nil {
+		t.Fatal(err)
+	}
+	if !privileged(prog) || privileged("/bin/sh") {
+		t.Fatalf("privileged(%s) = %v, privileged(/bin/sh) = %v", prog, privileged(prog), privileged("/bin/sh"))
+	}
+	wantNoError(t, run(t, Command{Argv: []string{prog}}))
+}
+
+// TestLimitsHoldFromTheFirstInstruction: the command is held at its start
+// until its resource limits are set, so even its first instruction runs
+// under them.
+func TestLimitsHoldFromTheFirstInstruction(t *testing.T) {
+	res := run(t, Command{Shell: "/bin/sh", Script: "ulimit -t", Limits: Limits{CPUSeconds: 7}})
+	wantNoError(t, res)
+	if strings.TrimSpace(res.Stdout.Text) != "7" {
+		t.Errorf("the shell saw a CPU limit of %q, want 7", res.Stdout.Text)
+	}
+}
