@@ -69,8 +69,17 @@ func (c *call) find() {
 				c.grey("find " + v + " has no terminating ; or +")
 			}
 			start := c.findReach(starts, !named[i])
+			name, byName := findName(args, i)
+			byName = byName && !strings.HasSuffix(start.val, "/.git")
 			inner := make([]arg, 0, j-i-1)
 			for _, y := range args[i+1 : j] {
+				if byName && strings.Contains(y.val, "{}") {
+					// The files it runs on are named so: a secret's name shows.
+					y.val = strings.ReplaceAll(y.val, "{}", strings.TrimRight(start.val, "/")+"/"+name)
+					y.dyn, y.glob = y.dyn || start.dyn, y.glob || strings.ContainsAny(name, "*?[")
+					inner = append(inner, y)
+					continue
+				}
 				inner = append(inner, placeholder(y, "{}", start))
 			}
 			c.wrap(codeNames(args[i+1:j], inner, "{}"), c.inner()) // children share find's input
@@ -137,6 +146,23 @@ func (c *call) findReach(starts []arg, anyName bool) arg {
 		}
 	}
 	return starts[0]
+}
+
+// findName is the pattern of the -name test before the action at args[at],
+// when the expression before it has one and no -o.
+func findName(args []arg, at int) (string, bool) {
+	name := ""
+	for i := 0; i < at; i++ {
+		switch args[i].val {
+		case "-o", "-or", ",", "!", "-not":
+			return "", false
+		case "-name", "-iname":
+			if i+1 < at && args[i+1].static() && !strings.Contains(args[i+1].val, "/") {
+				name = args[i+1].val
+			}
+		}
+	}
+	return name, name != ""
 }
 
 // placeholder replaces a file-name placeholder in a word run by find, fd or

@@ -388,6 +388,9 @@ func (c *call) secretReads() {
 				continue
 			}
 		}
+		if i := strings.Index(x.val, "@"); i >= 0 && (i == 0 || x.val[i-1] == '=') && len(x.val) > i+1 {
+			x.val = x.val[i+1:] // curl -d @file, -F name=@file: the file is read and sent
+		}
 		if why := c.a.secretWord(x, recursive, hidden); why != "" {
 			c.risky(secretPrefix + c.name + " reads " + x.val + ": " + why)
 			c.e.secret = true
