@@ -16,6 +16,7 @@ import (
 var cuffBin string
 
 func TestMain(m *testing.M) {
+	runAttack()     // the test binary as the attacker inside a sandbox
 	testenv.Scrub() // the tester's own cuff, Claude Code and Codex set-up stays out
 	dir, err := os.MkdirTemp("", "cuff-bin-")
 	if err != nil {

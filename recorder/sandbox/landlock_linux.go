@@ -191,7 +191,18 @@ func (p *Policy) Exec(st Status, path string, argv, env []string) error {
 // Start confines the calling goroutine's thread and starts cmd from it, so
 // that the child is confined while the caller stays its parent. The caller
 // must not use the confined thread for anything that needs more.
+//
+// The caller's process is made non-dumpable first, for good: its confined
+// thread shares the Landlock domain of the child, and Landlock lets a
+// process trace anything of its own domain. Traced, that thread would give
+// the child the memory of the whole process, whose other threads are not
+// confined (PTRACE_POKEDATA, process_vm_writev, /proc/PID/task/TID/mem).
+// Without the capabilities the child has dropped, a non-dumpable process
+// cannot be traced or read.
 func (p *Policy) Start(st Status, cmd *exec.Cmd) error {
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("sandbox: prctl(PR_SET_DUMPABLE): %w", err)
+	}
 	if err := p.enforce(st); err != nil {
 		return err
 	}
