@@ -27,6 +27,8 @@ func runAttack() {
 	switch name {
 	case "trace-cuff":
 		traceCuff()
+	case "sockets":
+		makeSockets()
 	default:
 		fmt.Fprintf(os.Stderr, "unknown attack %q\n", name)
 		os.Exit(2)
@@ -78,6 +80,40 @@ func traceCuff() {
 	}
 }
 
+// makeSockets tries the sockets that reach past the machine without a TCP
+// connect or bind, which is all Landlock confines: a TCP socket that
+// listens without being bound (the kernel binds it to a free port, open
+// to anyone), and the families Landlock does not know. It prints one line
+// per socket: its name and the error, or what it got.
+func makeSockets() {
+	try := func(name string, family, typ, proto int, then func(fd int) string) {
+		fd, err := unix.Socket(family, typ, proto)
+		if err != nil {
+			fmt.Printf("%s: %v\n", name, err)
+			return
+		}
+		defer unix.Close(fd)
+		fmt.Printf("%s: MADE %s\n", name, then(fd))
+	}
+	listen := func(fd int) string {
+		if err := unix.Listen(fd, 1); err != nil {
+			return "but listen: " + err.Error()
+		}
+		sa, _ := unix.Getsockname(fd)
+		if in, ok := sa.(*unix.SockaddrInet4); ok {
+			return fmt.Sprintf("and listening on port %d", in.Port)
+		}
+		return "and listening"
+	}
+	none := func(int) string { return "" }
+	try("tcp listen", unix.AF_INET, unix.SOCK_STREAM, 0, listen)
+	try("tcp6 listen", unix.AF_INET6, unix.SOCK_STREAM, 0, listen)
+	try("smc", unix.AF_SMC, unix.SOCK_STREAM, 0, none)
+	try("vsock", unix.AF_VSOCK, unix.SOCK_STREAM, 0, none)
+	try("rds", unix.AF_RDS, unix.SOCK_SEQPACKET, 0, none)
+	try("tipc", unix.AF_TIPC, unix.SOCK_RDM, 0, none)
+}
+
 // parentOf reads a process's parent from /proc (0 when it cannot).
 func parentOf(pid int) int {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -111,5 +147,37 @@ func TestSandboxedShellCannotReachIntoCuff(t *testing.T) {
 	}
 	if strings.Contains(r.stdout, "REACHED") {
 		t.Errorf("a sandboxed command reached into cuff:\n%s", r.stdout)
+	}
+}
+
+// TestSandboxMakesNoInternetOrForeignSocket: with the network closed, a
+// TCP socket that listens without a bind (which Landlock does not see: the
+// kernel picks the port) and the socket families that reach past the
+// machine outside TCP/IP (AF_VSOCK to a virtual machine's host, SMC, RDS,
+// TIPC) all fail with a permission error; with --net they are the
+// kernel's to refuse or not.
+func TestSandboxMakesNoInternetOrForeignSocket(t *testing.T) {
+	e := newSandboxEnv(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(e.env, attackEnv+"=sockets")
+	r := cuffEnv(t, e.proj, "", env, "sandbox", "--", self)
+	if r.code != 0 {
+		t.Fatalf("the attack did not run: %+v", r)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 6 {
+		t.Fatalf("want 6 sockets tried, got:\n%s", r.stdout)
+	}
+	for _, l := range lines {
+		if !strings.HasSuffix(l, ": permission denied") {
+			t.Errorf("not refused by the sandbox: %s", l)
+		}
+	}
+	r = cuffEnv(t, e.proj, "", env, "sandbox", "--net", "--", self)
+	if !strings.Contains(r.stdout, "tcp listen: MADE and listening on port") {
+		t.Errorf("--net: %+v", r)
 	}
 }

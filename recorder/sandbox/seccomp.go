@@ -24,11 +24,8 @@ type seccompArch struct {
 const (
 	retAllow    = 0x7fff0000      // SECCOMP_RET_ALLOW
 	retEACCES   = 0x00050000 | 13 // SECCOMP_RET_ERRNO | EACCES
-	afInet      = 2               // AF_INET
-	afInet6     = 10              // AF_INET6
-	sockStream  = 1               // SOCK_STREAM
-	sockTypeMsk = 0xf             // SOCK_TYPE_MASK
-	protoMPTCP  = 262             // IPPROTO_MPTCP
+	afUnix      = 1               // AF_UNIX
+	afNetlink   = 16              // AF_NETLINK
 	tiocsti     = 0x5412          // TIOCSTI: push a byte into the terminal's input
 	tioclinux   = 0x541c          // TIOCLINUX: console paste and more
 	offNr       = 0               // seccomp_data.nr
@@ -42,7 +39,6 @@ const (
 const (
 	labelDeny   = "deny"
 	labelAllow  = "allow"
-	labelInet   = "inet"
 	labelCompat = "compat"
 	labelSocket = "socket"
 	labelIoctl  = "ioctl"
@@ -56,11 +52,15 @@ const (
 // (even one inherited before the sandbox) types commands into the shell
 // that runs after it, and the x32 ABI.
 //
-// Unless the network is open: a socket of the Internet families may only be
-// a plain TCP stream, which Landlock confines by port. Multipath TCP (which
-// Landlock does not see), UDP (DNS, before ABI 10) and raw sockets fail
-// with EACCES, and so does io_uring, through which a socket could be made
-// without the socket call, and the 32-bit ways to make a socket.
+// Unless the network is open: only Unix-domain and netlink sockets may be
+// made; every other family fails with EACCES. Landlock confines TCP
+// connect and bind, but not a listen on a socket never bound (the kernel
+// binds it to a free port: a server anyone can reach), nor Multipath TCP,
+// SMC, UDP (DNS, before ABI 10), raw sockets, or the families that reach
+// past the machine without IP at all (AF_VSOCK to a virtual machine's
+// host, RDS, TIPC, …): with the network closed no Internet socket is of
+// use, so none is made. io_uring, through which a socket could be made
+// without the socket call, and the 32-bit ways to make a socket fail too.
 func filter(a seccompArch, net bool) []bpf.Instruction {
 	p := &program{labels: map[string]int{}}
 	p.emit(bpf.LoadAbsolute{Off: offArch, Size: 4})
@@ -87,16 +87,8 @@ func filter(a seccompArch, net bool) []bpf.Instruction {
 	if !net {
 		p.label(labelSocket)
 		p.emit(bpf.LoadAbsolute{Off: offArg0, Size: 4})
-		p.jumpIf(afInet, labelInet)
-		p.jumpIf(afInet6, labelInet)
-		p.ret(retAllow)
-
-		p.label(labelInet)
-		p.emit(bpf.LoadAbsolute{Off: offArg2, Size: 4})
-		p.jumpIf(protoMPTCP, labelDeny)
-		p.emit(bpf.LoadAbsolute{Off: offArg1, Size: 4})
-		p.emit(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: sockTypeMsk})
-		p.jumpIf(sockStream, labelAllow)
+		p.jumpIf(afUnix, labelAllow)
+		p.jumpIf(afNetlink, labelAllow)
 		p.ret(retEACCES)
 	}
 
