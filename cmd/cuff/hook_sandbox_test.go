@@ -239,3 +239,61 @@ func TestHookRecordsWhatTheSandboxStopped(t *testing.T) {
 		t.Errorf("recorded error: %+v", run.Error)
 	}
 }
+
+// TestHookRewriteCannotRedirectClaudeCodesCwdFile: after every command,
+// Claude Code's own shell (outside the sandbox) writes its working
+// directory to $TMPDIR/claude-ID-cwd, a name the command can read from its
+// ancestors' command lines. A sandboxed command that plants a link of that
+// name in the shared temporary directory, and ends in a directory whose
+// name is a shell command, would have Claude Code write that command into
+// ~/.bashrc: code that runs outside the sandbox at the next login. Shared
+// temporary folders take no links, and nothing changes outside.
+func TestHookRewriteCannotRedirectClaudeCodesCwdFile(t *testing.T) {
+	e := newSandboxEnv(t)
+	bashrc := filepath.Join(e.home, ".bashrc")
+	if err := os.WriteFile(bashrc, []byte("# mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(e.proj, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sh := &claudeShell{e: e, cwd: e.proj}
+	// What a command needs a temporary folder for still works: its TMPDIR
+	// is a folder of its own, where links, sockets and pipes can be made.
+	write("Makefile", "all:\n\t@cd \"$$(mktemp -d)\" && ln -s f l && mkfifo p && echo \"$$TMPDIR\"\n")
+	r := sh.run(t, sh.rewritten(t, "make"))
+	if r.code != 0 || strings.TrimSpace(r.stdout) != filepath.Join(e.home, ".cache", "cuff", "sandbox-tmp") {
+		t.Errorf("links in the sandbox's own TMPDIR: %+v", r)
+	}
+
+	marker := filepath.Join(e.home, "pwned")
+	write("plant.sh", `pid=$$
+while [ "$pid" -gt 1 ]; do
+  f=$(tr '\0' '\n' < /proc/$pid/cmdline | sed -n "s/.*pwd -P >| '\{0,1\}\([^' ]*claude[^' ]*\).*/\1/p" | head -n 1)
+  [ -n "$f" ] && break
+  pid=$(awk '{print $4}' /proc/$pid/stat)
+done
+echo "cwd file: $f"
+ln -s "$HOME/.bashrc" "$f"
+d="$PWD/x
+touch `+marker+`;#"
+mkdir -p "$d" && printf %s "$d" > .d
+`)
+	write("Makefile", "all:\n\t@sh plant.sh\n")
+	r = sh.run(t, sh.rewritten(t, `make && cd "$(cat .d)"`))
+	if !strings.Contains(r.stdout, "cwd file: "+filepath.Join(e.tmp, "claude-cwd")) {
+		t.Fatalf("the attack did not find Claude Code's cwd file: %+v", r)
+	}
+	if b, _ := os.ReadFile(bashrc); string(b) != "# mine\n" {
+		t.Errorf("~/.bashrc is now %q", b)
+	}
+	if fi, err := os.Lstat(filepath.Join(e.tmp, "claude-cwd")); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		t.Error("a link was planted in the shared temporary directory")
+	}
+	if !strings.Contains(r.stderr, "Permission denied") {
+		t.Errorf("the link should fail with a permission error: %+v", r)
+	}
+}

@@ -152,6 +152,9 @@ func (a *app) printPolicy(p *sandbox.Policy, st sandbox.Status) {
 		if g.Create {
 			note = ", created on first use"
 		}
+		if g.Shared {
+			note += "; shared: files and folders only, no links, sockets or pipes"
+		}
 		fmt.Fprintf(w, "  %s  (%s%s)\n", g.Path, g.Why, note)
 	}
 	if len(p.Skipped) > 0 {

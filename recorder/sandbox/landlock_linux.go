@@ -5,8 +5,10 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"syscall"
 	"unsafe"
@@ -55,14 +57,16 @@ func (p *Policy) rules(abi int) []landlock.Rule {
 		read = read.WithResolveUnix()
 	}
 	rules := []landlock.Rule{read}
-	var dirs, files []string
+	var dirs, shared, files []string
 	for _, g := range p.Writable {
-		if g.covered {
-			continue // inside another grant, which the ruleset holds
-		}
-		if fi, err := os.Stat(g.Path); err == nil && !fi.IsDir() {
+		switch fi, err := os.Stat(g.Path); {
+		case g.covered:
+			// inside another grant, which the ruleset holds
+		case err == nil && !fi.IsDir():
 			files = append(files, g.Path)
-		} else {
+		case g.Shared:
+			shared = append(shared, g.Path)
+		default:
 			dirs = append(dirs, g.Path)
 		}
 	}
@@ -75,6 +79,15 @@ func (p *Policy) rules(abi int) []landlock.Rule {
 			rw = rw.WithRefer()
 		}
 		rules = append(rules, rw)
+	}
+	if len(shared) > 0 {
+		// Regular files and folders only: no link, socket, pipe or device
+		// made, and without "refer" nothing moved in from elsewhere (a
+		// folder holding a link, say).
+		rights := landlock.AccessFSSet(llsys.AccessFSExecute | llsys.AccessFSReadFile | llsys.AccessFSReadDir |
+			llsys.AccessFSWriteFile | llsys.AccessFSTruncate | llsys.AccessFSMakeReg | llsys.AccessFSMakeDir |
+			llsys.AccessFSRemoveFile | llsys.AccessFSRemoveDir)
+		rules = append(rules, landlock.PathAccess(rights&p.config(abi).HandledAccessFS, shared...))
 	}
 	if len(files) > 0 {
 		rules = append(rules, landlock.RWFiles(files...))
@@ -176,13 +189,64 @@ func dropCapabilities() error {
 	return unix.Capset(&hdr, &data[0])
 }
 
+// createCaches makes the tools' cache folders and the private temporary
+// folder that do not exist yet; one that cannot be made is left out of the
+// ruleset.
+func (p *Policy) createCaches() {
+	kept := p.Writable[:0]
+	for _, g := range p.Writable {
+		if g.Private {
+			if err := makePrivate(g.Path); err != nil {
+				p.drop(g, err.Error())
+				continue
+			}
+			g.Create = false
+		}
+		if g.Create {
+			if err := os.MkdirAll(g.Path, 0o755); err != nil {
+				p.drop(g, err.Error())
+				continue
+			}
+			g.Create = false
+		}
+		kept = append(kept, g)
+	}
+	p.Writable = kept
+}
+
+// makePrivate makes the private temporary folder if it is missing, and
+// makes sure it is a folder of this user's that only this user can enter
+// (not a link, not someone else's planted in its place).
+func makePrivate(dir string) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a folder", dir)
+	case ok && int(st.Uid) != os.Geteuid():
+		return fmt.Errorf("%s belongs to another user", dir)
+	case fi.Mode().Perm()&0o077 != 0:
+		return os.Chmod(dir, 0o700)
+	}
+	return nil
+}
+
 // Exec confines the calling process and replaces it with the program at
 // path. It returns only on failure, and never runs the program unconfined.
 func (p *Policy) Exec(st Status, path string, argv, env []string) error {
 	if err := p.enforce(st); err != nil {
 		return err
 	}
-	if err := syscall.Exec(path, argv, env); err != nil {
+	if err := syscall.Exec(path, argv, p.Env(env)); err != nil {
 		return &os.PathError{Op: "exec", Path: path, Err: err}
 	}
 	return nil
@@ -206,5 +270,9 @@ func (p *Policy) Start(st Status, cmd *exec.Cmd) error {
 	if err := p.enforce(st); err != nil {
 		return err
 	}
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = p.Env(cmd.Env)
 	return cmd.Start()
 }

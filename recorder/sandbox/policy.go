@@ -41,6 +41,18 @@ type Grant struct {
 	// created (when the tool is installed) just before a command runs, so
 	// that the tool's first run in the sandbox can fill it.
 	Create bool
+	// Shared marks a temporary folder that programs outside the sandbox
+	// use too (/tmp, $TMPDIR, /dev/shm, /var/tmp): only regular files and
+	// folders may be made there, never a symbolic link, socket or pipe, and
+	// nothing may be moved in from elsewhere. A link planted there would
+	// redirect the next unconfined program that writes a file of that name
+	// (Claude Code writes its working directory to $TMPDIR/claude-ID-cwd
+	// after every command); a socket would pose as a server (tmux's).
+	Shared bool
+	// Private marks the sandbox's own temporary folder: the TMPDIR its
+	// commands get, where they may make anything. No program outside the
+	// sandbox uses it, and no sandboxed command can move it.
+	Private bool
 
 	given    string // the path as asked for, before links were resolved
 	optional bool   // a cache or shared folder: left out, not an error, when unsafe
@@ -61,6 +73,10 @@ type Policy struct {
 	Writable []Grant
 	Skipped  []Skip
 	Net      bool
+	// TempDir is the sandbox's own temporary folder, which confined
+	// commands get as TMPDIR ("" when it could not be had: they keep the
+	// shared one).
+	TempDir string
 	// Protected are the places no grant may reach: cuff's state, the
 	// agents' folders, SSH keys, shell start-up files, ~/.config.
 	Protected []string
@@ -124,17 +140,22 @@ func New(o Options) (*Policy, error) {
 	if err := p.grant(root, o.Root, "work tree"); err != nil {
 		return nil, err
 	}
+	p.private(getenv, home)
 	tmp := getenv("TMPDIR")
 	if tmp == "" {
 		tmp = "/tmp"
 	}
 	if t, err := p.paths.dir(tmp); err != nil {
 		return nil, fmt.Errorf("sandbox: temporary directory: %w", err)
-	} else if err := p.grant(t, tmp, "temporary directory"); err != nil {
-		return nil, err
+	} else if t != p.TempDir { // a cuff sandbox inside the sandbox: its TMPDIR is the private one
+		if err := p.grant(t, tmp, "temporary directory"); err != nil {
+			return nil, err
+		}
+		p.share(t)
 	}
 	for _, t := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
 		p.optional(t, "shared temporary directory")
+		p.share(p.paths.real(t))
 	}
 	for _, c := range toolCaches(home, getenv) {
 		p.cache(c)
@@ -206,35 +227,49 @@ func (p *Policy) anchor() error {
 		if !g.optional {
 			return err
 		}
-		p.Skipped = append(p.Skipped, Skip{Path: g.Path, Why: g.Why, Reason: err.Error()})
+		p.drop(g, err.Error())
 	}
 	p.Writable = kept
 	return nil
 }
 
+// drop notes a grant left out of the policy.
+func (p *Policy) drop(g Grant, reason string) {
+	p.Skipped = append(p.Skipped, Skip{Path: g.Path, Why: g.Why, Reason: reason})
+	if g.Private {
+		p.TempDir = ""
+	}
+}
+
 // movableVia is the writable place through which g could be replaced, or
 // "". It marks a grant that lies inside another as covered.
+//
+// In a shared temporary folder a sandboxed command can rename folders but
+// not make or move in links: a grant inside one is replaceable only by
+// another real folder of that folder. That is harmless for the work tree or
+// a cache there (they are the agent's anyway), but not for the private
+// temporary folder, which must be where no other program looks.
 func (p *Policy) movableVia(g *Grant) string {
-	writable := func(dir string) bool {
+	writable := func(dir string, shared bool) bool {
 		for _, h := range p.Writable {
-			if dir == h.Path || within(h.Path, dir) {
+			if (dir == h.Path || within(h.Path, dir)) && (shared || !h.Shared) {
 				return true
 			}
 		}
 		return false
 	}
 	for _, h := range p.Writable {
-		if within(h.Path, g.Path) {
-			// Inside another grant: writable through it anyway, and left out
-			// of the ruleset, so that nothing opens this path by name. A
-			// command that replaced it meanwhile is caught by the link test
-			// below when the next policy is built.
+		if within(h.Path, g.Path) && (!h.Shared || g.Shared) {
+			// Inside another grant of as many rights: writable through it
+			// anyway, and left out of the ruleset, so that nothing opens
+			// this path by name. A command that replaced it meanwhile is
+			// caught by the link test below when the next policy is built.
 			g.covered = true
 			break
 		}
 	}
 	for anc := filepath.Dir(g.Path); !g.covered && anc != filepath.Dir(anc); anc = filepath.Dir(anc) {
-		if writable(anc) {
+		if writable(anc, g.Private) {
 			return anc
 		}
 	}
@@ -243,12 +278,53 @@ func (p *Policy) movableVia(g *Grant) string {
 	}
 	for cur := filepath.Clean(g.given); cur != filepath.Dir(cur); cur = filepath.Dir(cur) {
 		if fi, err := os.Lstat(cur); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			if parent := p.paths.real(filepath.Dir(cur)); writable(parent) {
+			if parent := p.paths.real(filepath.Dir(cur)); writable(parent, true) {
 				return cur
 			}
 		}
 	}
 	return ""
+}
+
+// share marks the grant of path, if there is one, as a temporary folder
+// shared with programs outside the sandbox.
+func (p *Policy) share(path string) {
+	for i := range p.Writable {
+		if p.Writable[i].Path == path && !p.Writable[i].Private {
+			p.Writable[i].Shared = true
+		}
+	}
+}
+
+// privateTempName is the sandbox's own temporary folder, in cuff's folder
+// of the user's cache folder: never in a shared temporary folder, where a
+// sandboxed command could rename it, or a folder above it, to a name
+// another program uses. (Not $XDG_RUNTIME_DIR: a build's temporary files
+// outgrow its small size.)
+const privateTempName = "sandbox-tmp"
+
+// private grants the sandbox's own temporary folder (made, 0700, just
+// before a command runs) and names it as the TMPDIR of confined commands.
+// Without a place for it that no sandboxed command can move, there is
+// none, and commands keep the shared TMPDIR.
+func (p *Policy) private(getenv func(string) string, home string) {
+	cache := getenv("XDG_CACHE_HOME")
+	if !filepath.IsAbs(cache) {
+		if home == "" {
+			return
+		}
+		cache = filepath.Join(home, ".cache")
+	}
+	dir := filepath.Join(cache, "cuff", privateTempName)
+	real := p.paths.real(dir)
+	const why = "the sandbox's own temporary directory (its TMPDIR)"
+	if err := p.conflict(real, why); err != nil {
+		p.Skipped = append(p.Skipped, Skip{Path: dir, Why: why, Reason: err.Error()})
+		return
+	}
+	_, err := os.Lstat(real)
+	p.Writable = append(p.Writable, Grant{Path: real, Why: why, Create: err != nil, Private: true, given: dir, optional: true})
+	p.TempDir = real
 }
 
 // optional grants an existing folder that conflicts with nothing, and
@@ -298,21 +374,19 @@ func (p *Policy) mayCreate(dir string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// createCaches makes the tools' cache folders that do not exist yet; one
-// that cannot be made is left out of the ruleset.
-func (p *Policy) createCaches() {
-	kept := p.Writable[:0]
-	for _, g := range p.Writable {
-		if g.Create {
-			if err := os.MkdirAll(g.Path, 0o755); err != nil {
-				p.Skipped = append(p.Skipped, Skip{Path: g.Path, Why: g.Why, Reason: err.Error()})
-				continue
-			}
-			g.Create = false
-		}
-		kept = append(kept, g)
+// Env is env with TMPDIR naming the private temporary folder, when there
+// is one: the environment a confined command runs with.
+func (p *Policy) Env(env []string) []string {
+	if p.TempDir == "" {
+		return env
 	}
-	p.Writable = kept
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "TMPDIR=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "TMPDIR="+p.TempDir)
 }
 
 // conflict reports whether making path writable would expose a protected

@@ -204,7 +204,7 @@ func TestPolicyCreatesAMissingCacheOnlyForAnInstalledTool(t *testing.T) {
 	gocache := filepath.Join(l.home, ".cache", "go-build")
 	var created []string
 	for _, g := range p.Writable {
-		if g.Create {
+		if g.Create && !g.Private {
 			created = append(created, g.Path)
 		}
 	}
@@ -312,5 +312,82 @@ func TestPolicyRefusesAGrantASandboxedCommandCouldReplace(t *testing.T) {
 		if g.Path == inner && !g.covered {
 			t.Error("a folder inside the work tree is a rule of its own")
 		}
+	}
+}
+
+// TestPolicySharesTemporaryFoldersAndKeepsOneOfItsOwn: the temporary
+// folders that programs outside the sandbox use too are shared (files and
+// folders only), and confined commands get a private TMPDIR of their own,
+// in the cache folder, never where a sandboxed command could move it.
+func TestPolicySharesTemporaryFoldersAndKeepsOneOfItsOwn(t *testing.T) {
+	l := newLayout(t)
+	grant := func(p *Policy, path string) *Grant {
+		for i := range p.Writable {
+			if p.Writable[i].Path == path {
+				return &p.Writable[i]
+			}
+		}
+		return nil
+	}
+	p, err := New(l.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	private := filepath.Join(l.home, ".cache", "cuff", "sandbox-tmp")
+	if g := grant(p, l.tmp); g == nil || !g.Shared || g.covered {
+		t.Errorf("TMPDIR: %+v, want a shared rule of its own", g)
+	}
+	if g := grant(p, l.proj); g == nil || g.Shared {
+		t.Errorf("work tree: %+v", g)
+	}
+	if g := grant(p, private); g == nil || !g.Private || g.Shared || p.TempDir != private {
+		t.Errorf("private: %+v, TempDir %q", g, p.TempDir)
+	}
+	if env := p.Env([]string{"A=1", "TMPDIR=" + l.tmp}); !slices.Equal(env, []string{"A=1", "TMPDIR=" + private}) {
+		t.Errorf("Env: %v", env)
+	}
+
+	cache := mkdir(t, l.base, "cache")
+	p, err = New(l.options("XDG_CACHE_HOME=" + cache))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(cache, "cuff", "sandbox-tmp"); p.TempDir != want {
+		t.Errorf("with XDG_CACHE_HOME: %q, want %q", p.TempDir, want)
+	}
+
+	// A work tree in the shared folder keeps every right: a rule of its
+	// own, not covered by the shared one.
+	proj := mkdir(t, l.tmp, "proj")
+	p, err = New(Options{Root: proj, StateDir: l.state, Getenv: l.env()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := grant(p, proj); g == nil || g.covered || g.Shared {
+		t.Errorf("work tree in TMPDIR: %+v", g)
+	}
+
+	// A cache folder in the shared folder would let a sandboxed command
+	// rename the private folder (or one above it) to a name another
+	// program uses: then there is none, and commands keep the shared one.
+	p, err = New(l.options("XDG_CACHE_HOME=" + filepath.Join(l.tmp, "cache")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.TempDir != "" || slices.ContainsFunc(p.Writable, func(g Grant) bool { return g.Private }) {
+		t.Errorf("a private folder a sandboxed command could move: %q", p.TempDir)
+	}
+	if env := p.Env([]string{"TMPDIR=" + l.tmp}); !slices.Equal(env, []string{"TMPDIR=" + l.tmp}) {
+		t.Errorf("Env without a private folder: %v", env)
+	}
+
+	// Inside a cuff sandbox, TMPDIR is the outer one's private folder: it
+	// stays private for the inner sandbox too.
+	p, err = New(l.options("TMPDIR=" + mkdir(t, l.home, ".cache", "cuff", "sandbox-tmp")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := grant(p, private); g == nil || g.Shared || !g.Private {
+		t.Errorf("nested: %+v", g)
 	}
 }

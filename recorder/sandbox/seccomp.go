@@ -22,17 +22,17 @@ type seccompArch struct {
 
 // Values of the filter's decisions and of the socket arguments it reads.
 const (
-	retAllow    = 0x7fff0000      // SECCOMP_RET_ALLOW
-	retEACCES   = 0x00050000 | 13 // SECCOMP_RET_ERRNO | EACCES
-	afUnix      = 1               // AF_UNIX
-	afNetlink   = 16              // AF_NETLINK
-	tiocsti     = 0x5412          // TIOCSTI: push a byte into the terminal's input
-	tioclinux   = 0x541c          // TIOCLINUX: console paste and more
-	offNr       = 0               // seccomp_data.nr
-	offArch     = 4               // seccomp_data.arch
-	offArg0     = 16              // low half of args[0] (little-endian)
-	offArg1     = offArg0 + 8     // args[1]
-	offArg2     = offArg0 + 16    // args[2]
+	retAllow  = 0x7fff0000      // SECCOMP_RET_ALLOW
+	retEACCES = 0x00050000 | 13 // SECCOMP_RET_ERRNO | EACCES
+	afUnix    = 1               // AF_UNIX
+	afNetlink = 16              // AF_NETLINK
+	tiocsti   = 0x5412          // TIOCSTI: push a byte into the terminal's input
+	tioclinux = 0x541c          // TIOCLINUX: console paste and more
+	offNr     = 0               // seccomp_data.nr
+	offArch   = 4               // seccomp_data.arch
+	offArg0   = 16              // low half of args[0] (little-endian)
+	offArg1   = offArg0 + 8     // args[1]
+	offArg2   = offArg0 + 16    // args[2]
 )
 
 // Labels of the filter's branches.
