@@ -43,6 +43,11 @@ func (e *sandboxEnv) preToolUse(t *testing.T, env []string, id string, input map
 type claudeShell struct {
 	e   *sandboxEnv
 	cwd string
+	// snapshot, when set, is sourced first, as Claude Code sources its
+	// snapshot of the user's shell functions, aliases and options.
+	snapshot string
+	// shell runs the line ("bash" when empty).
+	shell string
 }
 
 type shellRun struct {
@@ -55,7 +60,14 @@ func (s *claudeShell) run(t *testing.T, command string) shellRun {
 	cwdFile := filepath.Join(s.e.tmp, "claude-cwd")
 	os.Remove(cwdFile)
 	script := "eval " + sandbox.Quote(command) + " && pwd -P >| " + sandbox.Quote(cwdFile)
-	cmd := exec.Command("bash", "-c", "-l", script)
+	if s.snapshot != "" {
+		script = "source " + sandbox.Quote(s.snapshot) + " 2>/dev/null || true && " + script
+	}
+	shell := s.shell
+	if shell == "" {
+		shell = "bash"
+	}
+	cmd := exec.Command(shell, "-c", "-l", script)
 	cmd.Dir = s.cwd
 	cmd.Env = append(os.Environ(), s.e.env...)
 	var out, errOut strings.Builder
@@ -295,5 +307,134 @@ mkdir -p "$d" && printf %s "$d" > .d
 	}
 	if !strings.Contains(r.stderr, "Permission denied") {
 		t.Errorf("the link should fail with a permission error: %+v", r)
+	}
+}
+
+// postToolUse sends a Bash PostToolUse for the command that ran.
+func (e *sandboxEnv) postToolUse(t *testing.T, id, command string) {
+	t.Helper()
+	payload, _ := json.Marshal(map[string]any{"session_id": "0b7c1a2e-5d6f-4a3b-9c8d-1e2f3a4b5c6d", "transcript_path": "",
+		"cwd": e.proj, "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": id,
+		"tool_input": map[string]any{"command": command}, "tool_response": map[string]any{"stdout": "", "stderr": ""}})
+	if r := cuffEnv(t, e.proj, string(payload), e.env, "hook", "claude"); r.code != 0 {
+		t.Fatalf("PostToolUse: %+v", r)
+	}
+}
+
+// TestHookRecordsWhatRanNotWhatLooksLikeARewrite: a command the agent
+// shaped like cuff's rewrite (a "cuff sandbox --shell 'ls'" that is only
+// an echo, and a curl) is not sandboxed by anyone; once it ran (a person
+// approved it, or Claude Code's own flow let it through) the recording
+// must show it as it ran, unconfined, not as the harmless line inside.
+// cuff's own rewrite is still recorded as the agent's command, confined.
+func TestHookRecordsWhatRanNotWhatLooksLikeARewrite(t *testing.T) {
+	e := newSandboxEnv(t)
+	fake := `{ __cuff_cd=$(echo sandbox --shell 'ls' >/dev/null; touch "$HOME/pwned"); } 4>&1`
+	a := e.preToolUse(t, nil, "toolu_fake", map[string]any{"command": fake})
+	if a.HookSpecificOutput != nil && a.HookSpecificOutput.PermissionDecision == "allow" && len(a.HookSpecificOutput.UpdatedInput) == 0 {
+		t.Fatalf("allowed unconfined: %+v", a.HookSpecificOutput)
+	}
+	e.postToolUse(t, "toolu_fake", fake)
+	run := lastBashRunOf(t, e.proj)
+	if run.Command != fake || run.Sandbox != nil {
+		t.Errorf("recorded %q, sandbox %+v; want the command as it ran, unconfined", run.Command, run.Sandbox)
+	}
+
+	// The same without a PreToolUse (the hook was installed mid-call).
+	e.postToolUse(t, "toolu_unseen", fake)
+	if run := lastBashRunOf(t, e.proj); run.Command != fake || run.Sandbox != nil {
+		t.Errorf("unseen call: recorded %q, sandbox %+v", run.Command, run.Sandbox)
+	}
+
+	// cuff's own rewrite: the agent's command, confined.
+	sh := &claudeShell{e: e, cwd: e.proj}
+	wrapped := sh.rewritten(t, "make")
+	e.postToolUse(t, "toolu_x", wrapped)
+	if run := lastBashRunOf(t, e.proj); run.Command != "make" || run.Sandbox == nil || !run.Sandbox.Confined {
+		t.Errorf("cuff's rewrite: recorded %q, sandbox %+v", run.Command, run.Sandbox)
+	}
+}
+
+// lastBashRunOf is the newest bash_run's command and sandbox report.
+func lastBashRunOf(t *testing.T, proj string) struct {
+	Command string
+	Sandbox *struct{ Confined bool }
+} {
+	t.Helper()
+	var last struct {
+		Command string
+		Sandbox *struct{ Confined bool }
+	}
+	files, _ := filepath.Glob(filepath.Join(proj, ".cuff", "recordings", "sessions", "*.jsonl"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.Lines(string(data)) {
+			var ev struct {
+				Type    string `json:"type"`
+				Command string `json:"command"`
+				Sandbox *struct {
+					Confined bool `json:"confined"`
+				} `json:"sandbox"`
+			}
+			if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == "bash_run" {
+				last.Command, last.Sandbox = ev.Command, nil
+				if ev.Sandbox != nil {
+					last.Sandbox = &struct{ Confined bool }{ev.Sandbox.Confined}
+				}
+			}
+		}
+	}
+	return last
+}
+
+// TestHookRewriteRunsNoFunctionOfTheUsersShellOutside: the rewrite's own
+// steps run in Claude Code's shell, outside the sandbox, after Claude
+// Code sourced its snapshot of the user's functions, aliases and options.
+// A user's cd function (autoenv, rvm, and the like read files of the
+// directory they enter), a [ or exit function, or a zsh chpwd hook must
+// not run there on a directory the agent chose: the rewrite uses the
+// shells' builtins, and the cd still moves Claude Code's next command.
+func TestHookRewriteRunsNoFunctionOfTheUsersShellOutside(t *testing.T) {
+	e := newSandboxEnv(t)
+	if err := os.Mkdir(filepath.Join(e.proj, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(e.tmp, "functions-ran")
+	snapshots := map[string]string{"bash": `cd() { echo "cd $*" >> ` + log + `; builtin cd "$@"; }
+[() { echo "[ $*" >> ` + log + `; builtin [ "$@"; }
+exit() { echo "exit $*" >> ` + log + `; builtin exit "$@"; }
+shopt -s expand_aliases
+alias cd='echo alias-cd >> ` + log + `; cd'
+alias builtin='echo alias-builtin >> ` + log + `; builtin'
+`, "zsh": `chpwd() { echo "chpwd $PWD" >> ` + log + `; }
+cd() { echo "cd $*" >> ` + log + `; builtin cd "$@"; }
+`}
+	for shell, snapshot := range snapshots {
+		t.Run(shell, func(t *testing.T) {
+			path, err := exec.LookPath(shell)
+			if err != nil {
+				t.Skipf("no %s here", shell)
+			}
+			os.Remove(log)
+			snap := filepath.Join(e.tmp, "snapshot-"+shell+".sh")
+			if err := os.WriteFile(snap, []byte(snapshot), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sh := &claudeShell{e: e, cwd: e.proj, snapshot: snap, shell: path}
+			r := sh.run(t, sh.rewritten(t, "cd sub"))
+			if r.code != 0 || sh.cwd != filepath.Join(e.proj, "sub") {
+				t.Errorf("cd sub: %+v, cwd %s", r, sh.cwd)
+			}
+			r = sh.run(t, sh.rewritten(t, "ls no-such-file"))
+			if r.code != 2 {
+				t.Errorf("exit status: %+v", r)
+			}
+			if b, err := os.ReadFile(log); err == nil {
+				t.Errorf("the user's functions or aliases ran outside the sandbox:\n%s", b)
+			}
+		})
 	}
 }

@@ -298,6 +298,33 @@ func (c *call) confined(command string) json.RawMessage {
 	return out
 }
 
+// ran is the command to record for what Claude Code reports it ran (the
+// input it ran: cuff's rewrite when cuff sent the command into the
+// sandbox), and whether it ran confined. Only cuff's own rewrite counts: a
+// command merely shaped like one (an "echo sandbox --shell 'ls'; curl …"
+// the agent wrote) is recorded as it is, unconfined. oc is the call as the
+// hook answered it, when known.
+func (c *call) ran(command string, oc openCall, known bool) (string, bool) {
+	if known {
+		if oc.Sandboxed && (command == oc.Command || c.rewrites(oc.Command, command)) {
+			return oc.Command, true
+		}
+		return command, false
+	}
+	// A call the hook never saw start: exactly cuff's rewrite runs the
+	// line through cuff sandbox, whoever wrote it.
+	if orig, ok := sandbox.Unwrap(command); ok && c.rewrites(orig, command) {
+		return orig, true
+	}
+	return command, false
+}
+
+// rewrites reports whether command is exactly cuff's rewrite of line.
+func (c *call) rewrites(line, command string) bool {
+	sb := c.h.opts.Sandbox
+	return sb != nil && sb.Wrap != nil && sb.Wrap(line) == command
+}
+
 // orNone drops an output that carries no decision.
 func (o *Output) orNone(permission string) *Output {
 	if permission == "" {
@@ -374,9 +401,7 @@ func (c *call) postToolUse() error {
 			case isBash(in.ToolName):
 				var b bashInput
 				_ = json.Unmarshal(c.rawInput(), &b)
-				if orig, ok := sandbox.Unwrap(b.Command); ok {
-					b.Command = orig
-				}
+				b.Command, _ = c.ran(b.Command, oc, known)
 				body = &transcript.BashStart{Command: b.Command, WorkingDirectory: in.Cwd}
 			case isDelegation(in.ToolName):
 				body = &transcript.Delegation{Phase: transcript.PhaseStart}
@@ -391,11 +416,9 @@ func (c *call) postToolUse() error {
 		switch {
 		case isBash(in.ToolName):
 			run := c.bashRun(failed, dur)
-			orig, wrapped := sandbox.Unwrap(run.Command)
-			if wrapped {
-				run.Command = orig // Claude Code reports the input it ran: cuff's rewrite
-			}
-			if wrapped || (known && oc.Sandboxed) {
+			var confined bool
+			run.Command, confined = c.ran(run.Command, oc, known)
+			if confined {
 				var denials []sandbox.Denial
 				if p := c.sandboxPolicy(); p != nil {
 					denials = p.Denials(in.Cwd, run.Stderr, run.Stdout)

@@ -20,7 +20,13 @@ import (
 //     too, as before.
 //
 // The shell's own functions and aliases (Claude Code's shell snapshot) are
-// not defined inside: the line runs as a script would.
+// not defined inside: the line runs as a script would. Outside, the steps
+// of the rewrite run in the calling shell, where they are defined: so the
+// rewrite uses only builtins, quoted against aliases (\builtin cd, with -q
+// in zsh, which would run its chpwd hooks), and case rather than [, so
+// that no function of the user's shell (an autoenv or rvm cd that reads
+// the files of the directory it enters) runs outside the sandbox on a
+// directory the agent chose.
 func (o Options) ShellWrap(cuffPath, command string) string {
 	args := append([]string{cuffPath, "sandbox"}, o.Args()...)
 	args = append(args, "--cwd-fd", "3", "--shell", command)
@@ -28,8 +34,8 @@ func (o Options) ShellWrap(cuffPath, command string) string {
 	for i, a := range args {
 		words[i] = Quote(a)
 	}
-	return `{ __cuff_cd=$(` + strings.Join(words, " ") + ` 3>&1 >&4 4>&-); __cuff_rc=$?; ` +
-		`[ -n "$__cuff_cd" ] && cd -- "$__cuff_cd"; (exit $__cuff_rc); } 4>&1`
+	return wrapStart + strings.Join(words, " ") + ` 3>&1 >&4 4>&-); __cuff_rc=$?; ` +
+		`case $__cuff_cd in /*) \builtin cd ${ZSH_VERSION+-q} -- "$__cuff_cd";; esac; (\builtin exit $__cuff_rc); ` + wrapEnd
 }
 
 // Quote quotes a word for bash and zsh: the shell reads it back as it is.
