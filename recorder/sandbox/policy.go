@@ -259,12 +259,19 @@ func (p *Policy) movableVia(g *Grant) string {
 		return false
 	}
 	for _, h := range p.Writable {
-		if within(h.Path, g.Path) && (!h.Shared || g.Shared) {
-			// Inside another grant of as many rights: writable through it
-			// anyway, and left out of the ruleset, so that nothing opens
-			// this path by name. A command that replaced it meanwhile is
-			// caught by the link test below when the next policy is built.
-			g.covered = true
+		if !within(h.Path, g.Path) {
+			continue
+		}
+		// Inside another grant: writable through it anyway, and left out
+		// of the ruleset, so that nothing opens this path by name (a
+		// command that replaced it meanwhile is caught by the link test
+		// below when the next policy is built). A cache in a shared
+		// folder gets the shared folder's rights, files and folders,
+		// which is all a cache needs: a rule of its own there would give
+		// every right to whatever folder a sandboxed command renamed into
+		// its place.
+		if !h.Shared || g.Shared || (g.optional && !g.Private) {
+			g.covered, g.Shared = true, g.Shared || h.Shared
 			break
 		}
 	}

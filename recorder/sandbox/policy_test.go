@@ -367,6 +367,18 @@ func TestPolicySharesTemporaryFoldersAndKeepsOneOfItsOwn(t *testing.T) {
 		t.Errorf("work tree in TMPDIR: %+v", g)
 	}
 
+	// A cache in the shared folder gets the shared folder's rights: a rule
+	// of its own would give every right to whatever folder a sandboxed
+	// command renamed into its place.
+	gocache := mkdir(t, l.tmp, "gocache")
+	p, err = New(l.options("GOCACHE=" + gocache))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := grant(p, gocache); g == nil || !g.covered || !g.Shared {
+		t.Errorf("GOCACHE in TMPDIR: %+v", g)
+	}
+
 	// A cache folder in the shared folder would let a sandboxed command
 	// rename the private folder (or one above it) to a name another
 	// program uses: then there is none, and commands keep the shared one.
