@@ -54,6 +54,10 @@ var (
 	addrPattern = regexp.MustCompile(`(\[[0-9A-Fa-f:.]+\]|(?:\d{1,3}\.){3}\d{1,3}|localhost)(?::| port )(\d{1,5})\b`)
 	// netWords mark a message about the network.
 	netWords = regexp.MustCompile(`(?i)\b(connect|dial|bind|listen|socket|network)\b`)
+	// specialFile marks a message about making a link, pipe or socket,
+	// which the shared temporary folders refuse although files may be
+	// written there.
+	specialFile = regexp.MustCompile(`(?i)\b(symbolic link|symlink|fifo|named pipe|socket|bind)\b`)
 	// quoted finds quoted words: 'x', "x", ‘x’, “x”, `x'.
 	quoted = regexp.MustCompile("'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”|`([^'`]+)'")
 )
@@ -95,7 +99,7 @@ func (p *Policy) Denials(dir string, outputs ...string) []Denial {
 					path = filepath.Join(dir, path)
 				}
 				real := realPath(path)
-				if !p.Writes(real) && userMayWrite(real) {
+				if (!p.Writes(real) || p.sharedOnly(real) && specialFile.MatchString(line)) && userMayWrite(real) {
 					add(Denial{Op: "write", Path: real, Line: line})
 					found = true
 				}
@@ -111,6 +115,21 @@ func (p *Policy) Denials(dir string, outputs ...string) []Denial {
 		}
 	}
 	return out
+}
+
+// sharedOnly reports whether path is writable only as part of a shared
+// temporary folder: files and folders, not links, pipes or sockets.
+func (p *Policy) sharedOnly(path string) bool {
+	shared := false
+	for _, g := range p.Writable {
+		if path == g.Path || within(g.Path, path) {
+			if !g.Shared {
+				return false
+			}
+			shared = true
+		}
+	}
+	return shared
 }
 
 // netOp names the network call a message is about.

@@ -27,6 +27,9 @@ func TestDenialsNameWhatTheSandboxStopped(t *testing.T) {
 		"PermissionError: [Errno 13] Permission denied: '" + filepath.Join(l.home, "p.txt") + "'",
 		"open " + filepath.Join(l.proj, "ok") + ": permission denied", // in the tree: not the sandbox
 		"dial tcp 127.0.0.1:8080: connect: permission denied",
+		"ln: failed to create symbolic link '" + filepath.Join(l.tmp, "claude-1-cwd") + "': Permission denied",
+		"mkfifo: cannot create fifo '" + filepath.Join(l.tmp, "p") + "': Permission denied",
+		"echo: write error on " + filepath.Join(l.tmp, "ok") + ": Permission denied", // a file may be written there
 		"ok  \texample.com/m\t0.01s",
 	}, "\n")
 	got := p.Denials(l.proj, out)
@@ -41,6 +44,8 @@ func TestDenialsNameWhatTheSandboxStopped(t *testing.T) {
 		"write " + filepath.Join(l.home, "new"),
 		"write " + filepath.Join(l.home, "p.txt"),
 		"connect 127.0.0.1:8080",
+		"write " + filepath.Join(l.tmp, "claude-1-cwd"),
+		"write " + filepath.Join(l.tmp, "p"),
 	}
 	if strings.Join(seen, "\n") != strings.Join(want, "\n") {
 		t.Errorf("denials\n%s\nwant\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
