@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -23,20 +21,8 @@ type measured struct {
 func cuffRSS(t *testing.T, dir string, args ...string) measured {
 	t.Helper()
 	home := t.TempDir()
-	cmd := exec.Command(cuffBin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, ".state"), "CUFF_DIR=", "NO_COLOR=1")
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run cuff %v: %v", args, err)
-	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return measured{result{out.String(), errOut.String(), code}, ru.Maxrss >> 10}
+	r, ps := cuffProcess(t, dir, "", []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, ".state"), "CUFF_DIR=", "NO_COLOR=1"}, args...)
+	return measured{r, ps.SysUsage().(*syscall.Rusage).Maxrss >> 10}
 }
 
 // sessionWithTail is a project whose one session file (returned, with its

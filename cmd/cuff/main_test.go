@@ -81,6 +81,14 @@ func trustProject(t *testing.T, dir string) {
 // test's environment plus env.
 func cuffEnv(t *testing.T, dir, stdin string, env []string, args ...string) result {
 	t.Helper()
+	r, _ := cuffProcess(t, dir, stdin, env, args...)
+	return r
+}
+
+// cuffProcess is cuffEnv that also returns the process's state (its
+// resource use).
+func cuffProcess(t *testing.T, dir, stdin string, env []string, args ...string) (result, *os.ProcessState) {
+	t.Helper()
 	cmd := exec.Command(cuffBin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
@@ -94,7 +102,7 @@ func cuffEnv(t *testing.T, dir, stdin string, env []string, args ...string) resu
 	} else if err != nil {
 		t.Fatalf("run cuff %v: %v", args, err)
 	}
-	return result{out.String(), errOut.String(), code}
+	return result{out.String(), errOut.String(), code}, cmd.ProcessState
 }
 
 func TestVersion(t *testing.T) {

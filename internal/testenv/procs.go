@@ -11,12 +11,21 @@ import (
 	"time"
 )
 
-// LiveGroupMembers lists the processes of group pgid that are still running,
-// read from /proc (Linux). Zombies count as gone: an init that does not reap
-// them, as in some containers, keeps them in their group.
-func LiveGroupMembers(pgid int) []int {
+// Proc is a process as /proc/PID/stat describes it.
+type Proc struct {
+	PID, PPID, PGID int
+	State           string // R, S, Z, ...
+	Comm            string
+}
+
+// Running reports whether the process runs: a zombie is dead (an init that
+// does not reap, as in some containers, keeps it around).
+func (p Proc) Running() bool { return p.State != "Z" && p.State != "X" }
+
+// Procs lists the processes of the machine, read from /proc (Linux).
+func Procs() []Proc {
 	entries, _ := os.ReadDir("/proc")
-	var pids []int
+	var out []Proc
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -29,9 +38,27 @@ func LiveGroupMembers(pgid int) []int {
 		// "pid (comm) state ppid pgrp ...": comm may hold anything, so
 		// the fields are split after its last ')'.
 		s := string(data)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
-			pids = append(pids, pid)
+		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || close < open {
+			continue
+		}
+		f := strings.Fields(s[close+1:])
+		if len(f) < 3 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		pgid, _ := strconv.Atoi(f[2])
+		out = append(out, Proc{PID: pid, PPID: ppid, PGID: pgid, State: f[0], Comm: s[open+1 : close]})
+	}
+	return out
+}
+
+// LiveGroupMembers lists the processes of group pgid that are still running.
+func LiveGroupMembers(pgid int) []int {
+	var pids []int
+	for _, p := range Procs() {
+		if p.PGID == pgid && p.Running() {
+			pids = append(pids, p.PID)
 		}
 	}
 	return pids

@@ -71,19 +71,10 @@ func TestWatchdogLeavesNothingBehind(t *testing.T) {
 // process (a watchdog whose runner was killed in another test is adopted
 // here while it ends its group).
 func watchdogChildren() []int {
-	self := strconv.Itoa(os.Getpid())
-	entries, _ := os.ReadDir("/proc")
 	var pids []int
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(data)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 1 && f[0] != "Z" && f[1] == self && strings.Contains(s, "("+watchdogName+")") {
-			pid, _ := strconv.Atoi(e.Name())
-			pids = append(pids, pid)
+	for _, p := range testenv.Procs() {
+		if p.PPID == os.Getpid() && p.Running() && p.Comm == watchdogName {
+			pids = append(pids, p.PID)
 		}
 	}
 	return pids
