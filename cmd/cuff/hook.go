@@ -193,7 +193,9 @@ func (a *app) hookSandbox(ws *workspace.Workspace) (*claudehook.Sandbox, string)
 	}
 	opts := ws.SandboxOptions()
 	return &claudehook.Sandbox{Policy: setup.Policy, Wrap: func(command string) string { return opts.ShellWrap(exe, command) },
-		Rules: func() []string { return claudehook.PermissionRules(a.claudeSettingsFiles(ws), ancestorCmdlines()) }}, ""
+		Rules: func() []claudehook.Rule {
+			return claudehook.PermissionRules(a.claudeSettingsFiles(ws), ancestorCmdlines())
+		}}, ""
 }
 
 // claudeSettingsFiles are the settings files whose permission rules Claude

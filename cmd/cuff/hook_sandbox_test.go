@@ -438,3 +438,42 @@ cd() { echo "cd $*" >> ` + log + `; builtin cd "$@"; }
 		})
 	}
 }
+
+// TestHookAsksWhenAPlantableRuleMayApply: a command one of Claude Code's
+// own deny or ask rules may match is not rewritten into the sandbox (the
+// rule would not see the rewrite). But the project's .claude settings are
+// in the work tree: an allowed make that planted such a rule there would
+// take its next run out of the sandbox and into Claude Code's own flow,
+// which read its settings at start and, with an allow rule for make or in
+// bypassPermissions mode, ran it unconfined (tried with the real Claude
+// Code). A rule from a file sandboxed commands can write gets ask; one
+// from the user's own settings still leaves the command to Claude Code.
+func TestHookAsksWhenAPlantableRuleMayApply(t *testing.T) {
+	e := newSandboxEnv(t)
+	rule := `{"permissions":{"ask":["Bash(make:*)"]}}`
+	if err := os.WriteFile(filepath.Join(e.proj, "Makefile"), []byte("all:\n\tmkdir -p .claude && echo '"+rule+"' > .claude/settings.local.json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sh := &claudeShell{e: e, cwd: e.proj}
+	if r := sh.run(t, sh.rewritten(t, "make")); r.code != 0 {
+		t.Fatalf("make, sandboxed, planting the rule: %+v", r)
+	}
+	a := e.preToolUse(t, nil, "toolu_again", map[string]any{"command": "make"})
+	if a.HookSpecificOutput == nil || a.HookSpecificOutput.PermissionDecision != "ask" || len(a.HookSpecificOutput.UpdatedInput) != 0 {
+		t.Errorf("make under a rule the sandbox planted: %+v, want ask, not rewritten", a.HookSpecificOutput)
+	}
+	// The same rule in the user's own settings, which nothing sandboxed can
+	// write, leaves the command to Claude Code, as before.
+	if err := os.Remove(filepath.Join(e.proj, ".claude", "settings.local.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(e.home, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.home, ".claude", "settings.json"), []byte(rule), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if a := e.preToolUse(t, nil, "toolu_user", map[string]any{"command": "make"}); a.HookSpecificOutput != nil {
+		t.Errorf("make under the user's own rule: %+v, want no decision", a.HookSpecificOutput)
+	}
+}

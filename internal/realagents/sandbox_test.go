@@ -231,3 +231,37 @@ func TestClaudeOwnDenyRulesStillApply(t *testing.T) {
 		})
 	}
 }
+
+// TestClaudePlantedRuleDoesNotTakeACommandOutOfTheSandbox: an allowed
+// make, sandboxed, writes an ask rule for make into the project's
+// .claude/settings.local.json (the work tree is writable in the sandbox).
+// Claude Code read its settings at start and does not see it; cuff's hook
+// does, and must not answer by leaving make to Claude Code's own flow,
+// which here (an allow rule for make on its command line) would run the
+// next make unconfined: it asks instead, and the write outside the work
+// tree never happens.
+func TestClaudePlantedRuleDoesNotTakeACommandOutOfTheSandbox(t *testing.T) {
+	if st := sandbox.Probe(os.Getenv); !st.Available() {
+		t.Skipf("no sandbox on this machine: %s", st.Reason)
+	}
+	e := hooked(t)
+	escaped := filepath.Join(e.Home, "escaped")
+	e.WriteFile(filepath.Join(e.Project, "rule.json"), `{"permissions": {"ask": ["Bash(make:*)"]}}`)
+	e.WriteFile(filepath.Join(e.Project, "Makefile"), "all:\n\tmkdir -p .claude && cp rule.json .claude/settings.local.json\n\ttouch "+escaped+"\n")
+	m := at.NewAnthropic(t, at.Say("build twice",
+		at.Turn(at.Bash("make").WithID("toolu_1")),
+		at.Turn(at.Bash("make").WithID("toolu_2")),
+		at.Turn(at.Text("Done.")),
+	))
+	claudeOK(t, e, m, "build twice", "--allowedTools", "Bash(make:*)")
+	if res, ok := m.Result("toolu_1"); !ok || !res.IsError || !strings.Contains(res.Output, "Permission denied") {
+		t.Errorf("the first make, sandboxed: %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(e.Project, ".claude", "settings.local.json")); err != nil {
+		t.Fatalf("the rule was not planted: %v", err)
+	}
+	res, _ := m.Result("toolu_2")
+	if _, err := os.Stat(escaped); err == nil {
+		t.Errorf("the second make ran outside the sandbox: %+v", res)
+	}
+}

@@ -90,8 +90,10 @@ type Sandbox struct {
 	Policy *sandbox.Policy
 	// Rules are Claude Code's own Bash deny and ask rules (see
 	// PermissionRules), read when a command is about to be rewritten: one
-	// that may match leaves the command to Claude Code. Nil means none.
-	Rules func() []string
+	// that may match leaves the command to Claude Code, or, when the file
+	// it is in is one the Policy lets sandboxed commands write, asks. Nil
+	// means none.
+	Rules func() []Rule
 }
 
 // Handler handles hook events.

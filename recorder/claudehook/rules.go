@@ -14,16 +14,34 @@ import (
 // leave the agent less guarded than Claude Code alone. So a command that a
 // Bash deny or ask rule may match is not rewritten; it gets no decision and
 // Claude Code's own rules and prompt decide, as without cuff.
+//
+// Unless the rule is in a file a sandboxed command can write (the
+// project's .claude/settings.json and settings.local.json are in the work
+// tree): Claude Code read its settings when it started, and a rule planted
+// since would only take the command out of the sandbox, into Claude Code's
+// own flow without that rule (which, with an allow rule or in
+// bypassPermissions mode, runs it unconfined). Such a command gets ask:
+// Claude Code's deny rules still win over it, its ask rules ask anyway,
+// and otherwise a person decides.
+
+// Rule is one of Claude Code's Bash deny or ask rules.
+type Rule struct {
+	// Pattern is the text inside Bash(…); a bare "Bash" rule is "*".
+	Pattern string
+	// File is the settings file the rule was read from; "" for a rule
+	// given on Claude Code's command line.
+	File string
+}
 
 // PermissionRules reads the Bash deny and ask rules of Claude Code's
 // settings files (missing or unreadable files are skipped) and of the
 // command lines given (Claude Code's own, for --disallowedTools and
-// --settings), as the text inside Bash(…); a bare "Bash" rule is "*".
-func PermissionRules(settingsFiles []string, cmdlines [][]string) []string {
-	var rules []string
+// --settings).
+func PermissionRules(settingsFiles []string, cmdlines [][]string) []Rule {
+	var rules []Rule
 	for _, f := range settingsFiles {
 		if data, err := os.ReadFile(f); err == nil {
-			rules = append(rules, rulesOf(data)...)
+			rules = append(rules, from(f, rulesOf(data))...)
 		}
 	}
 	for _, args := range cmdlines {
@@ -39,7 +57,7 @@ func PermissionRules(settingsFiles []string, cmdlines [][]string) []string {
 					tools = append(tools, args[i])
 				}
 				for _, t := range tools {
-					rules = append(rules, bashRules(splitTools(t))...)
+					rules = append(rules, from("", bashRules(splitTools(t)))...)
 				}
 			case "--settings":
 				if !inline && i+1 < len(args) {
@@ -47,14 +65,23 @@ func PermissionRules(settingsFiles []string, cmdlines [][]string) []string {
 					value = args[i]
 				}
 				if strings.HasPrefix(strings.TrimSpace(value), "{") {
-					rules = append(rules, rulesOf([]byte(value))...)
+					rules = append(rules, from("", rulesOf([]byte(value)))...)
 				} else if data, err := os.ReadFile(value); err == nil {
-					rules = append(rules, rulesOf(data)...)
+					rules = append(rules, from(value, rulesOf(data))...)
 				}
 			}
 		}
 	}
 	return rules
+}
+
+// from makes rules of patterns read from file.
+func from(file string, patterns []string) []Rule {
+	out := make([]Rule, len(patterns))
+	for i, p := range patterns {
+		out[i] = Rule{Pattern: p, File: file}
+	}
+	return out
 }
 
 // rulesOf reads permissions.deny and permissions.ask of a settings file.
@@ -121,12 +148,12 @@ func mayMatch(rule, command string) bool {
 	return true
 }
 
-// ruleFor is the first rule that may match command, or "".
-func ruleFor(rules []string, command string) string {
+// ruleFor is the first rule that may match command.
+func ruleFor(rules []Rule, command string) (Rule, bool) {
 	for _, r := range rules {
-		if mayMatch(r, command) {
-			return r
+		if mayMatch(r.Pattern, command) {
+			return r, true
 		}
 	}
-	return ""
+	return Rule{}, false
 }

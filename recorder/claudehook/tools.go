@@ -127,12 +127,19 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 	}
 	g := c.decideBash(ctx, bash.Command)
 	if c.confines(g) && c.h.opts.Sandbox.Rules != nil {
-		if rule := ruleFor(c.h.opts.Sandbox.Rules(), bash.Command); rule != "" {
+		if rule, ok := ruleFor(c.h.opts.Sandbox.Rules(), bash.Command); ok {
 			// Rewritten, the command would slip past this rule of Claude
 			// Code's: leave it to Claude Code, whose rule then applies.
+			why := "Claude Code's permission rule Bash(" + rule.Pattern + ") may apply, which it would not see in cuff's sandbox rewrite: left to Claude Code"
 			g.permission = ""
-			g.result.Reasons = append(g.result.Reasons, "Claude Code's permission rule Bash("+rule+
-				") may apply, which it would not see in cuff's sandbox rewrite: left to Claude Code")
+			if p := c.sandboxPolicy(); rule.File != "" && p != nil && p.Writes(rule.File) {
+				// Unless a sandboxed command could have planted it after
+				// Claude Code read its settings: then a person decides.
+				why = "Claude Code's permission rule Bash(" + rule.Pattern + ") in " + rule.File +
+					" may apply, which it would not see in cuff's sandbox rewrite; sandboxed commands can write that file, so cuff asks rather than leave the command to Claude Code's own flow"
+				g.permission, g.reason = PermissionAsk, "cuff: "+why
+			}
+			g.result.Reasons = append(g.result.Reasons, why)
 		}
 	}
 	if g.result.Secret && c.h.opts.Broker != nil {
