@@ -237,9 +237,14 @@ func TestHookRecordsWhatTheSandboxStopped(t *testing.T) {
 	if a.HookSpecificOutput == nil || len(a.HookSpecificOutput.UpdatedInput) == 0 {
 		t.Fatalf("make not sent into the sandbox: %+v", a)
 	}
+	// Claude Code reports the input it ran: the rewrite.
+	var ran map[string]any
+	if err := json.Unmarshal(a.HookSpecificOutput.UpdatedInput, &ran); err != nil {
+		t.Fatal(err)
+	}
 	payload, _ := json.Marshal(map[string]any{"session_id": "0b7c1a2e-5d6f-4a3b-9c8d-1e2f3a4b5c6d", "transcript_path": "",
 		"cwd": e.proj, "hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_use_id": "toolu_make",
-		"tool_input": map[string]any{"command": command}, "error": "Exit code 2\n/bin/sh: 1: cannot create " + bashrc + ": Permission denied\nmake: *** [Makefile:2: all] Error 2"})
+		"tool_input": ran, "error": "Exit code 2\n/bin/sh: 1: cannot create " + bashrc + ": Permission denied\nmake: *** [Makefile:2: all] Error 2"})
 	if r := cuffEnv(t, e.proj, string(payload), e.env, "hook", "claude"); r.code != 0 {
 		t.Fatalf("PostToolUseFailure: %+v", r)
 	}
@@ -352,6 +357,13 @@ func TestHookRecordsWhatRanNotWhatLooksLikeARewrite(t *testing.T) {
 	e.postToolUse(t, "toolu_x", wrapped)
 	if run := lastBashRunOf(t, e.proj); run.Command != "make" || run.Sandbox == nil || !run.Sandbox.Confined {
 		t.Errorf("cuff's rewrite: recorded %q, sandbox %+v", run.Command, run.Sandbox)
+	}
+	// Answered with the rewrite, but what ran was the command itself (the
+	// rewrite was not applied): not confined.
+	sh.rewritten(t, "make")
+	e.postToolUse(t, "toolu_x", "make")
+	if run := lastBashRunOf(t, e.proj); run.Command != "make" || run.Sandbox != nil {
+		t.Errorf("the rewrite not applied: recorded %q, sandbox %+v", run.Command, run.Sandbox)
 	}
 }
 

@@ -307,13 +307,15 @@ func (c *call) confined(command string) json.RawMessage {
 
 // ran is the command to record for what Claude Code reports it ran (the
 // input it ran: cuff's rewrite when cuff sent the command into the
-// sandbox), and whether it ran confined. Only cuff's own rewrite counts: a
-// command merely shaped like one (an "echo sandbox --shell 'ls'; curl …"
-// the agent wrote) is recorded as it is, unconfined. oc is the call as the
+// sandbox, as Claude Code 2.1 reports it), and whether it ran confined.
+// Only exactly cuff's own rewrite counts: a command merely shaped like one
+// (an "echo sandbox --shell 'ls'; curl …" the agent wrote), or the agent's
+// command itself where cuff answered with a rewrite (then the rewrite is
+// not what ran), is recorded as it is, unconfined. oc is the call as the
 // hook answered it, when known.
 func (c *call) ran(command string, oc openCall, known bool) (string, bool) {
 	if known {
-		if oc.Sandboxed && (command == oc.Command || c.rewrites(oc.Command, command)) {
+		if oc.Sandboxed && c.rewrites(oc.Command, command) {
 			return oc.Command, true
 		}
 		return command, false
