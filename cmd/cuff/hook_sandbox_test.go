@@ -340,14 +340,14 @@ func TestHookRecordsWhatRanNotWhatLooksLikeARewrite(t *testing.T) {
 		t.Fatalf("allowed unconfined: %+v", a.HookSpecificOutput)
 	}
 	e.postToolUse(t, "toolu_fake", fake)
-	run := lastBashRunOf(t, e.proj)
+	run := lastBashRun(t, e.proj)
 	if run.Command != fake || run.Sandbox != nil {
 		t.Errorf("recorded %q, sandbox %+v; want the command as it ran, unconfined", run.Command, run.Sandbox)
 	}
 
 	// The same without a PreToolUse (the hook was installed mid-call).
 	e.postToolUse(t, "toolu_unseen", fake)
-	if run := lastBashRunOf(t, e.proj); run.Command != fake || run.Sandbox != nil {
+	if run := lastBashRun(t, e.proj); run.Command != fake || run.Sandbox != nil {
 		t.Errorf("unseen call: recorded %q, sandbox %+v", run.Command, run.Sandbox)
 	}
 
@@ -355,137 +355,14 @@ func TestHookRecordsWhatRanNotWhatLooksLikeARewrite(t *testing.T) {
 	sh := &claudeShell{e: e, cwd: e.proj}
 	wrapped := sh.rewritten(t, "make")
 	e.postToolUse(t, "toolu_x", wrapped)
-	if run := lastBashRunOf(t, e.proj); run.Command != "make" || run.Sandbox == nil || !run.Sandbox.Confined {
+	if run := lastBashRun(t, e.proj); run.Command != "make" || run.Sandbox == nil || !run.Sandbox.Confined {
 		t.Errorf("cuff's rewrite: recorded %q, sandbox %+v", run.Command, run.Sandbox)
 	}
 	// Answered with the rewrite, but what ran was the command itself (the
 	// rewrite was not applied): not confined.
 	sh.rewritten(t, "make")
 	e.postToolUse(t, "toolu_x", "make")
-	if run := lastBashRunOf(t, e.proj); run.Command != "make" || run.Sandbox != nil {
+	if run := lastBashRun(t, e.proj); run.Command != "make" || run.Sandbox != nil {
 		t.Errorf("the rewrite not applied: recorded %q, sandbox %+v", run.Command, run.Sandbox)
-	}
-}
-
-// lastBashRunOf is the newest bash_run's command and sandbox report.
-func lastBashRunOf(t *testing.T, proj string) struct {
-	Command string
-	Sandbox *struct{ Confined bool }
-} {
-	t.Helper()
-	var last struct {
-		Command string
-		Sandbox *struct{ Confined bool }
-	}
-	files, _ := filepath.Glob(filepath.Join(proj, ".cuff", "recordings", "sessions", "*.jsonl"))
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for line := range strings.Lines(string(data)) {
-			var ev struct {
-				Type    string `json:"type"`
-				Command string `json:"command"`
-				Sandbox *struct {
-					Confined bool `json:"confined"`
-				} `json:"sandbox"`
-			}
-			if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == "bash_run" {
-				last.Command, last.Sandbox = ev.Command, nil
-				if ev.Sandbox != nil {
-					last.Sandbox = &struct{ Confined bool }{ev.Sandbox.Confined}
-				}
-			}
-		}
-	}
-	return last
-}
-
-// TestHookRewriteRunsNoFunctionOfTheUsersShellOutside: the rewrite's own
-// steps run in Claude Code's shell, outside the sandbox, after Claude
-// Code sourced its snapshot of the user's functions, aliases and options.
-// A user's cd function (autoenv, rvm, and the like read files of the
-// directory they enter), a [ or exit function, or a zsh chpwd hook must
-// not run there on a directory the agent chose: the rewrite uses the
-// shells' builtins, and the cd still moves Claude Code's next command.
-func TestHookRewriteRunsNoFunctionOfTheUsersShellOutside(t *testing.T) {
-	e := newSandboxEnv(t)
-	if err := os.Mkdir(filepath.Join(e.proj, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	log := filepath.Join(e.tmp, "functions-ran")
-	snapshots := map[string]string{"bash": `cd() { echo "cd $*" >> ` + log + `; builtin cd "$@"; }
-[() { echo "[ $*" >> ` + log + `; builtin [ "$@"; }
-exit() { echo "exit $*" >> ` + log + `; builtin exit "$@"; }
-shopt -s expand_aliases
-alias cd='echo alias-cd >> ` + log + `; cd'
-alias builtin='echo alias-builtin >> ` + log + `; builtin'
-`, "zsh": `chpwd() { echo "chpwd $PWD" >> ` + log + `; }
-cd() { echo "cd $*" >> ` + log + `; builtin cd "$@"; }
-`}
-	for shell, snapshot := range snapshots {
-		t.Run(shell, func(t *testing.T) {
-			path, err := exec.LookPath(shell)
-			if err != nil {
-				t.Skipf("no %s here", shell)
-			}
-			os.Remove(log)
-			snap := filepath.Join(e.tmp, "snapshot-"+shell+".sh")
-			if err := os.WriteFile(snap, []byte(snapshot), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			sh := &claudeShell{e: e, cwd: e.proj, snapshot: snap, shell: path}
-			r := sh.run(t, sh.rewritten(t, "cd sub"))
-			if r.code != 0 || sh.cwd != filepath.Join(e.proj, "sub") {
-				t.Errorf("cd sub: %+v, cwd %s", r, sh.cwd)
-			}
-			r = sh.run(t, sh.rewritten(t, "ls no-such-file"))
-			if r.code != 2 {
-				t.Errorf("exit status: %+v", r)
-			}
-			if b, err := os.ReadFile(log); err == nil {
-				t.Errorf("the user's functions or aliases ran outside the sandbox:\n%s", b)
-			}
-		})
-	}
-}
-
-// TestHookAsksWhenAPlantableRuleMayApply: a command one of Claude Code's
-// own deny or ask rules may match is not rewritten into the sandbox (the
-// rule would not see the rewrite). But the project's .claude settings are
-// in the work tree: an allowed make that planted such a rule there would
-// take its next run out of the sandbox and into Claude Code's own flow,
-// which read its settings at start and, with an allow rule for make or in
-// bypassPermissions mode, ran it unconfined (tried with the real Claude
-// Code). A rule from a file sandboxed commands can write gets ask; one
-// from the user's own settings still leaves the command to Claude Code.
-func TestHookAsksWhenAPlantableRuleMayApply(t *testing.T) {
-	e := newSandboxEnv(t)
-	rule := `{"permissions":{"ask":["Bash(make:*)"]}}`
-	if err := os.WriteFile(filepath.Join(e.proj, "Makefile"), []byte("all:\n\tmkdir -p .claude && echo '"+rule+"' > .claude/settings.local.json\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sh := &claudeShell{e: e, cwd: e.proj}
-	if r := sh.run(t, sh.rewritten(t, "make")); r.code != 0 {
-		t.Fatalf("make, sandboxed, planting the rule: %+v", r)
-	}
-	a := e.preToolUse(t, nil, "toolu_again", map[string]any{"command": "make"})
-	if a.HookSpecificOutput == nil || a.HookSpecificOutput.PermissionDecision != "ask" || len(a.HookSpecificOutput.UpdatedInput) != 0 {
-		t.Errorf("make under a rule the sandbox planted: %+v, want ask, not rewritten", a.HookSpecificOutput)
-	}
-	// The same rule in the user's own settings, which nothing sandboxed can
-	// write, leaves the command to Claude Code, as before.
-	if err := os.Remove(filepath.Join(e.proj, ".claude", "settings.local.json")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(e.home, ".claude"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(e.home, ".claude", "settings.json"), []byte(rule), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if a := e.preToolUse(t, nil, "toolu_user", map[string]any{"command": "make"}); a.HookSpecificOutput != nil {
-		t.Errorf("make under the user's own rule: %+v, want no decision", a.HookSpecificOutput)
 	}
 }

@@ -328,6 +328,7 @@ func TestExecSandboxRecordsWhatItStopped(t *testing.T) {
 
 // recordedRun is the part of a bash_run event these tests read.
 type recordedRun struct {
+	Command string   `json:"command"`
 	Argv    []string `json:"argv"`
 	Sandbox *struct {
 		Confined bool `json:"confined"`
@@ -354,6 +355,7 @@ func lastBashRun(t *testing.T, proj string) recordedRun {
 				Type string `json:"type"`
 			}
 			if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == "bash_run" {
+				last = recordedRun{} // nothing of an earlier run stays
 				if err := json.Unmarshal([]byte(line), &last); err != nil {
 					t.Fatal(err)
 				}
