@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cuff-dev/cuff/internal/regular"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -41,11 +42,11 @@ func (s *Store) Current(key string, opts CurrentOptions) (*Writer, bool, error) 
 	err := s.withLock("current.lock", func() error {
 		path := filepath.Join(s.Recordings, currentFile)
 		cur := currentMap{Sessions: map[string]string{}}
-		if data, err := os.ReadFile(path); err == nil {
+		if data, err := regular.Read(path, "session map", maxMetaBytes, false); err == nil {
 			if json.Unmarshal(data, &cur) != nil || cur.Sessions == nil {
 				cur.Sessions = map[string]string{} // a damaged map only costs a new session
 			}
-		} else if !errors.Is(err, fs.ErrNotExist) {
+		} else if !errors.Is(err, fs.ErrNotExist) && !damaged(err) {
 			return fmt.Errorf("read %s: %w", path, err)
 		}
 		if id := cur.Sessions[key]; !opts.Fresh && ValidID(id) && s.open(id) {
@@ -87,4 +88,13 @@ func (s *Store) pruneCurrent(cur *currentMap) {
 			delete(cur.Sessions, k)
 		}
 	}
+}
+
+// damaged reports whether err says a file of the store is not what cuff
+// writes there (not a regular file, far too big): it is replaced, as a
+// damaged one is, when written again.
+func damaged(err error) bool {
+	var nr *transcript.NotRegularError
+	var big *regular.TooBigError
+	return errors.As(err, &nr) || errors.As(err, &big)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cuff-dev/cuff/internal/regular"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -49,7 +50,7 @@ func (ix *Index) recount() {
 // readIndex loads index.json. A missing file is (nil, nil); a corrupt one
 // is an error.
 func (s *Store) readIndex() (*Index, error) {
-	data, err := os.ReadFile(s.IndexPath())
+	data, err := regular.Read(s.IndexPath(), "index", maxIndexBytes, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -81,9 +82,9 @@ func (s *Store) withLock(name string, fn func() error) error {
 		return err
 	}
 	lockPath := filepath.Join(s.Recordings, name)
-	f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openLock(lockPath)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", lockPath, err)
+		return err // it names the file
 	}
 	defer f.Close()
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
@@ -289,7 +290,7 @@ func (s *Store) sessionFiles() ([]string, error) {
 
 // leaseHeld reports whether some writer holds the session's lease.
 func (s *Store) leaseHeld(id string) bool {
-	f, err := os.Open(s.leasePath(id))
+	f, err := transcript.OpenRegular(s.leasePath(id), unix.O_RDONLY, 0, false) // a named pipe there must not block a listing
 	if err != nil {
 		return false
 	}
@@ -300,4 +301,15 @@ func (s *Store) leaseHeld(id string) bool {
 		return false
 	}
 	return errors.Is(err, unix.EWOULDBLOCK)
+}
+
+// openLock opens (creating it) a lock file of the store: a regular file,
+// never followed through a link (which could create a file anywhere).
+func openLock(path string) (*os.File, error) {
+	f, err := transcript.OpenRegular(path, unix.O_RDWR|unix.O_CREAT, transcript.FileMode, false)
+	var nr *transcript.NotRegularError
+	if errors.As(err, &nr) {
+		nr.What = "lock file"
+	}
+	return f, err
 }

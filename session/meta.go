@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cuff-dev/cuff/internal/regular"
 	"io"
 	"os"
 	"path/filepath"
@@ -280,9 +281,15 @@ func writeAtomic(path string, data []byte, sync bool) error {
 	return f.Commit()
 }
 
+// Bounds on what is read of the store's own small files.
+const (
+	maxMetaBytes  = 16 << 20
+	maxIndexBytes = 1 << 30
+)
+
 // readMeta loads the meta file of a session.
 func readMeta(path string) (*Meta, error) {
-	data, err := os.ReadFile(path)
+	data, err := regular.Read(path, "meta file", maxMetaBytes, false)
 	if err != nil {
 		return nil, err
 	}

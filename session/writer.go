@@ -101,7 +101,7 @@ func (s *Store) Resume(id string) (*Writer, error) {
 // takeLease takes a shared hold of session id's lease: the session is live
 // while any writer holds it.
 func (s *Store) takeLease(id string) (*os.File, error) {
-	lease, err := os.OpenFile(s.leasePath(id), os.O_RDWR|os.O_CREATE, transcript.FileMode)
+	lease, err := openLock(s.leasePath(id))
 	if err != nil {
 		return nil, fmt.Errorf("open lease of session %s: %w", id, err)
 	}

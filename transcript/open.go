@@ -17,10 +17,15 @@ import (
 type NotRegularError struct {
 	Path string
 	Kind string // "a symbolic link", "a directory", ...
+	// What the file is for ("session file" when empty, "settings file", ...).
+	What string
 }
 
 func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("a session file that is %s, not a regular file, is refused: cuff neither reads nor writes a session through it (%s)", e.Kind, e.Path)
+	if e.What == "" {
+		return fmt.Sprintf("a session file that is %s, not a regular file, is refused: cuff neither reads nor writes a session through it (%s)", e.Kind, e.Path)
+	}
+	return fmt.Sprintf("%s is %s, not a regular file: cuff refuses it as its %s", e.Path, e.Kind, e.What)
 }
 
 // Hint tells the user the way out.
@@ -53,10 +58,22 @@ func Open(path string) (*os.File, error) { return openRegular(path, unix.O_RDONL
 // anything but a regular file without blocking on it: a named pipe is
 // opened non-blocking, looked at and closed.
 func openRegular(path string, flag int, perm uint32) (*os.File, error) {
-	fd, err := unix.Open(path, flag|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, perm)
+	return OpenRegular(path, flag, perm, false)
+}
+
+// OpenRegular opens path with flag and perm, refusing with a
+// *NotRegularError anything but a regular file, without blocking on it (a
+// named pipe is opened non-blocking, looked at and closed). A symbolic link
+// is followed when follow is set, refused otherwise.
+func OpenRegular(path string, flag int, perm uint32, follow bool) (*os.File, error) {
+	extra := unix.O_NONBLOCK | unix.O_CLOEXEC
+	if !follow {
+		extra |= unix.O_NOFOLLOW
+	}
+	fd, err := unix.Open(path, flag|extra, perm)
 	if err != nil {
 		switch {
-		case errors.Is(err, unix.ELOOP):
+		case errors.Is(err, unix.ELOOP) && !follow:
 			return nil, &NotRegularError{Path: path, Kind: "a symbolic link"}
 		case errors.Is(err, unix.EISDIR):
 			return nil, &NotRegularError{Path: path, Kind: "a directory"}

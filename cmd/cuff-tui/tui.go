@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cuff-dev/cuff/internal/regular"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -186,7 +187,7 @@ func quickFind(s *session.Store, partial string) (session.Info, bool) {
 		return session.Info{}, false
 	}
 	info := session.Info{ID: found, Source: session.NativeSourceName, Path: s.EventsPath(found)}
-	if data, err := os.ReadFile(s.MetaPath(found)); err == nil {
+	if data, err := regular.Read(s.MetaPath(found), "meta file", 16<<20, false); err == nil {
 		var m session.Meta
 		if json.Unmarshal(data, &m) == nil && m.SessionID == found {
 			info = s.InfoOf(&m)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cuff-dev/cuff/internal/tmuxtest"
 )
@@ -105,5 +106,72 @@ func TestSessionFileNotRegularIsRefusedEverywhere(t *testing.T) {
 		ts.WaitScreen("not a regular file")
 		ts.Keys("q")
 		ts.WaitScreen("watch-exited-")
+	}
+}
+
+// TestHostileStoreFilesNeverHangOrExhaust: the small files beside the
+// sessions — settings, policy, index, the session map, lock files — replaced
+// by a link to /dev/zero, a named pipe or a dangling link (a cloned
+// repository or a crash can leave anything) cost an error or a rebuild,
+// never a hang, all memory, or a file created outside the store.
+func TestHostileStoreFilesNeverHangOrExhaust(t *testing.T) {
+	dir, _, _ := sessionWithTail(t, 0)
+	rec := filepath.Join(dir, ".cuff", "recordings")
+	outside := filepath.Join(t.TempDir(), "created-through-a-link")
+	for path, make := range map[string]func(string) error{
+		filepath.Join(rec, "index.json"):   func(p string) error { return os.Symlink("/dev/zero", p) },
+		filepath.Join(rec, "current.json"): func(p string) error { return syscall.Mkfifo(p, 0o600) },
+		filepath.Join(rec, "index.lock"):   func(p string) error { return os.Symlink(outside, p) },
+	} {
+		os.Remove(path)
+		if err := make(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	metas, _ := filepath.Glob(filepath.Join(rec, "sessions", "*.meta.json"))
+	for _, m := range metas {
+		os.Remove(m)
+		syscall.Mkfifo(m, 0o600)
+	}
+	for _, args := range [][]string{{"record", "list"}, {"exec", "sh", "-c", "exit 9"}, {"runs", "list"}} {
+		m := cuffGuarded(t, dir, args...)
+		t.Logf("cuff %v: exit %d, %d MB\n%s", args, m.code, m.maxRSSMB, m.stderr)
+		if args[0] == "exec" && m.code != 9 {
+			t.Errorf("exec: exit %d, want the command's 9", m.code)
+		}
+		if m.maxRSSMB > 60 {
+			t.Errorf("cuff %v: peak RSS %d MB", args, m.maxRSSMB)
+		}
+	}
+	if _, err := os.Lstat(outside); err == nil {
+		t.Error("a lock file's link created a file outside the store")
+	}
+	// Settings and policy: an error that says what is wrong, at once.
+	cuffDir := filepath.Join(dir, ".cuff")
+	os.Symlink("/dev/zero", filepath.Join(cuffDir, "settings.yml"))
+	m := cuffGuarded(t, dir, "record", "list")
+	if m.code == 0 || !strings.Contains(m.stderr, "not a regular file") || m.maxRSSMB > 60 {
+		t.Errorf("settings.yml linked to /dev/zero: exit %d, %d MB\n%s", m.code, m.maxRSSMB, m.stderr)
+	}
+	os.Remove(filepath.Join(cuffDir, "settings.yml"))
+	syscall.Mkfifo(filepath.Join(cuffDir, "policy.yml"), 0o600)
+	m = cuffGuarded(t, dir, "check", "ls")
+	if m.code == 0 || !strings.Contains(m.stderr, "not a regular file") {
+		t.Errorf("policy.yml a named pipe: exit %d\n%s", m.code, m.stderr)
+	}
+}
+
+// cuffGuarded is cuffRSS with a hang guard: a run that has not ended after
+// two minutes is killed and fails the test.
+func cuffGuarded(t *testing.T, dir string, args ...string) measured {
+	t.Helper()
+	done := make(chan measured, 1)
+	go func() { done <- cuffRSS(t, dir, args...) }()
+	select {
+	case m := <-done:
+		return m
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("cuff %v hangs", args)
+		return measured{}
 	}
 }

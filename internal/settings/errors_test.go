@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -185,13 +186,25 @@ func TestLoadErrorsNameTheirFile(t *testing.T) {
 
 func TestLoadUnreadableFile(t *testing.T) {
 	dir := t.TempDir()
-	asDir := filepath.Join(dir, "settings.yml")
-	if err := os.Mkdir(asDir, 0o700); err != nil {
-		t.Fatal(err)
+	for name, make := range map[string]func(string) error{
+		"a directory":         func(p string) error { return os.Mkdir(p, 0o700) },
+		"a named pipe (FIFO)": func(p string) error { return syscall.Mkfifo(p, 0o600) },
+		"a device":            func(p string) error { return os.Symlink("/dev/zero", p) }, // a link is followed, to a device
+	} {
+		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".yml")
+		if err := make(p); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(p, "")
+		want := "read settings: " + p + " is " + name + ", not a regular file: cuff refuses it as its settings file"
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("got %v, want %s…", err, want)
+		}
 	}
-	_, err := Load(asDir, "")
-	want := "read settings: read " + asDir + ": is a directory"
-	if err == nil || err.Error() != want {
-		t.Errorf("got %v, want %s", err, want)
+	big := filepath.Join(dir, "big.yml")
+	os.WriteFile(big, nil, 0o600)
+	os.Truncate(big, MaxFileBytes+1)
+	if _, err := Load(big, ""); err == nil || !strings.Contains(err.Error(), "more than the") {
+		t.Errorf("a settings file over the limit: %v", err)
 	}
 }

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/cuff-dev/cuff/internal/regular"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -38,6 +38,9 @@ func UserFile(getenv func(string) string) string {
 	return ""
 }
 
+// MaxFileBytes bounds what cuff reads of a settings file.
+const MaxFileBytes = 4 << 20
+
 // Load reads the user file and then the project file over the defaults:
 // each key a file sets replaces the default or the user's value, so the
 // project wins key by key (lists are replaced, mappings merged by entry).
@@ -49,7 +52,7 @@ func Load(projectFile, userFile string) (*Settings, error) {
 		if f == "" {
 			continue
 		}
-		data, err := os.ReadFile(f)
+		data, err := regular.Read(f, "settings file", MaxFileBytes, true)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -3,9 +3,9 @@ package settings
 import (
 	"errors"
 	"fmt"
+	"github.com/cuff-dev/cuff/internal/regular"
 	"io/fs"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 )
@@ -180,7 +180,7 @@ func scriptsTighter(s, t *Scripts) bool {
 
 // readIfExists reads a file; nil without an error when it does not exist.
 func readIfExists(p string) ([]byte, error) {
-	b, err := os.ReadFile(p)
+	b, err := regular.Read(p, "settings file", MaxFileBytes, true)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

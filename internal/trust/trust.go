@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cuff-dev/cuff/internal/regular"
 	"io"
 	"io/fs"
 	"os"
@@ -65,7 +66,7 @@ type Current map[string][]byte
 func Read(dir string) (Current, error) {
 	cur := Current{}
 	for _, name := range Files {
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := regular.Read(filepath.Join(dir, name), name, 4<<20, true)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:

@@ -3,8 +3,8 @@ package gate
 import (
 	"errors"
 	"fmt"
+	"github.com/cuff-dev/cuff/internal/regular"
 	"io/fs"
-	"os"
 	"strings"
 )
 
@@ -122,10 +122,13 @@ func NewPolicy(name string, rules []Rule) (*Policy, error) {
 	return p, nil
 }
 
+// maxPolicyBytes bounds what is read of a policy file.
+const maxPolicyBytes = 4 << 20
+
 // LoadPolicy reads a policy file. A file that does not exist is an empty
 // policy.
 func LoadPolicy(path string) (*Policy, error) {
-	data, err := os.ReadFile(path)
+	data, err := regular.Read(path, "policy file", maxPolicyBytes, true)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewPolicy(path, nil)
 	}
