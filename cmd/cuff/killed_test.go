@@ -95,3 +95,24 @@ func TestKilledMCPTakesItsCommandsAlong(t *testing.T) {
 	testenv.WaitGroupGone(t, pgid, "after kill -9 of cuff mcp")
 	diedEverywhere(t, p.root, p.dir)
 }
+
+// TestHookRunOfDeadAgentIsInterrupted: a Bash command the hook recorded the
+// start of, whose agent is gone with no PostToolUse, shows as interrupted
+// by the recorder's death (the agent records a hook run's end).
+func TestHookRunOfDeadAgentIsInterrupted(t *testing.T) {
+	e := newHookEnv(t)
+	payload, _ := json.Marshal(map[string]any{"session_id": e.session, "transcript_path": e.transcript, "cwd": e.dir,
+		"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "toolu_gone", "tool_input": map[string]any{"command": "make"}})
+	// timeout stands in for the agent: the hook's parent, gone once the hook returns.
+	agent := exec.Command("timeout", "60", cuffBin, "hook", "claude")
+	agent.Dir = e.dir
+	agent.Env = append(os.Environ(), "CUFF_STATE_DIR="+e.state, "HOME="+e.state, "CLAUDE_PROJECT_DIR="+e.dir)
+	agent.Stdin = strings.NewReader(string(payload))
+	if out, err := agent.CombinedOutput(); err != nil {
+		t.Fatalf("hook: %v\n%s", err, out)
+	}
+	r := e.run("", "runs", "list", "--format", "json")
+	if !strings.Contains(r.stdout, "CUFF-REC-001: interrupted: the recorder died") {
+		t.Errorf("runs list:\n%s%s", r.stdout, r.stderr)
+	}
+}

@@ -2,6 +2,8 @@ package claudehook
 
 import (
 	"context"
+	"github.com/cuff-dev/cuff/session"
+	"github.com/cuff-dev/cuff/transcript"
 	"os"
 	"strconv"
 	"strings"
@@ -30,6 +32,12 @@ func agentProcess() int {
 	}
 	return pid
 }
+
+// agentRecorder names the agent as the recorder of a command it runs: its
+// PostToolUse records the end, so a command whose agent is gone (killed,
+// crashed) and that has no end died with it; one whose agent still runs is
+// still running, however long it takes (see session.RecorderGone).
+func agentRecorder() *transcript.RecorderProcess { return session.ProcessOf(agentProcess()) }
 
 func isShell(name string) bool {
 	switch name {

@@ -150,7 +150,8 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 		if err := c.flushText(st); err != nil {
 			return err
 		}
-		start := c.event(st, &transcript.BashStart{Command: bash.Command, WorkingDirectory: in.Cwd, Verdict: g.verdict()})
+		start := c.event(st, &transcript.BashStart{Command: bash.Command, WorkingDirectory: in.Cwd, Verdict: g.verdict(),
+			Recorder: agentRecorder()})
 		start.CallID = callID
 		switch {
 		case g.permission == PermissionDeny:
@@ -237,7 +238,8 @@ func (c *call) preToolUse(ctx context.Context) (*Output, error) {
 	}
 	err = c.locked(func(st *state) error {
 		c.now = c.h.opts.Now()
-		start := c.event(st, &transcript.BashStart{Command: bash.Command, WorkingDirectory: in.Cwd, Verdict: g.verdict()})
+		start := c.event(st, &transcript.BashStart{Command: bash.Command, WorkingDirectory: in.Cwd, Verdict: g.verdict(),
+			Recorder: agentRecorder()})
 		start.CallID = callID
 		oc := st.Open[callID]
 		oc.Recorded, oc.Kind, oc.Command, oc.Tool, oc.Start = true, kindBash, bash.Command, in.ToolName, c.now
