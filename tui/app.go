@@ -269,6 +269,9 @@ func (m Model) sourceNamed(name string) session.Source {
 // the joined source, live; any other session's file, tail first, whatever
 // its format, with its source to fall back on.
 func (m Model) targetOf(info session.Info) feed.Target {
+	if info.Source == "" && info.Path != "" {
+		return feed.Target{ID: info.ID, Path: info.Path} // a file named on the command line: that file
+	}
 	src := m.sourceNamed(info.Source)
 	if j := m.sourceNamed(session.JoinedSourceName); j != nil && (src == nil || len(info.Parts) > 0 || info.Conversation != "") {
 		src = j

@@ -143,11 +143,16 @@ func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			if m.open {
 				return m, tea.Batch(m.showToast("Exporting…", false), m.exportCmd())
 			}
-			if info, ok := m.browser.Selected(); ok && m.focus == focusBrowser {
+			if info, ok := m.browser.Selected(); ok && m.focus == focusBrowser && !m.waiting {
 				return m, tea.Batch(m.showToast("Exporting…", false), m.exportInfoCmd(info))
 			}
 			return m, nil
 		}
+	}
+	if m.waiting && !m.open {
+		// Waiting for a live session shows no list: its keys would act on
+		// sessions the screen does not show (D would delete one).
+		return m, nil
 	}
 	var cmd tea.Cmd
 	switch {
@@ -207,6 +212,10 @@ func (m Model) helpDialog() dialog.Dialog {
 	if m.focus == focusViewer && m.open {
 		return dialog.NewHelp(m.st, "Keys: session view", m.keys.Help,
 			dialog.HelpSection{Title: "Session view", Keys: slices.Concat(m.keys.Viewer.FullHelp()...)}, everywhere)
+	}
+	if m.waiting && !m.open {
+		return dialog.NewHelp(m.st, "Keys: waiting for a live session", m.keys.Help,
+			dialog.HelpSection{Title: "While waiting", Keys: []key.Binding{g.Approvals, g.Help, g.Quit, g.Interrupt}})
 	}
 	b := m.keys.Browser
 	return dialog.NewHelp(m.st, "Keys: session list", m.keys.Help,

@@ -213,6 +213,8 @@ func (m Model) shortHelp() []key.Binding {
 		return append(out, g.Quit, g.Help)
 	case m.browser.Filtering():
 		return m.keys.Browser.FilterHelp()
+	case m.waiting && !m.open:
+		return slices.Concat(pending, []key.Binding{g.Quit, g.Help}) // the list under it is not shown
 	case m.browser.Loaded() && len(m.browser.Sessions()) == 0:
 		return []key.Binding{g.Quit, g.Help} // nothing to move, open or filter yet
 	}

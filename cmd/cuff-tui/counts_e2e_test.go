@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cuff-dev/cuff/internal/tmuxtest"
 )
 
 // countsTranscript is a Claude Code session with a prompt, reasoning, two
@@ -73,13 +75,24 @@ func countsTranscript(t *testing.T, home, id string, at time.Time) string {
 // how many items it shows.
 var position = regexp.MustCompile(`(\d+)/(\d+) · \d+%`)
 
-func shownItems(t *testing.T, screen string) string {
-	t.Helper()
+// shownItems is how many items the status bar says the view shows ("" when
+// it says none).
+func shownItems(screen string) string {
 	m := position.FindStringSubmatch(lastLine(screen))
 	if m == nil {
-		t.Fatalf("no position on the status bar:\n%s", screen)
+		return ""
 	}
 	return m[2]
+}
+
+// waitShown waits until the session view's filter says filter, its status
+// bar says it shows n items, and the screen does not show hidden ("" for
+// nothing to check).
+func waitShown(t *testing.T, ts *tmuxtest.Session, filter, n, hidden string) {
+	t.Helper()
+	ts.WaitFor(fmt.Sprintf("%s with %s items", filter, n), func(s string) bool {
+		return strings.Contains(s, filter) && shownItems(s) == n && (hidden == "" || !strings.Contains(s, hidden))
+	})
 }
 
 // TestTUIOneCountEverywhere: the list, record show, the markdown export,
@@ -118,29 +131,23 @@ func TestTUIOneCountEverywhere(t *testing.T) {
 				t.Errorf("the background command is not marked as such in the export")
 			}
 
+			// Every check waits for the whole screen it needs: a frame may be
+			// read half drawn, and a foreign session shows "?" until counted.
 			ts := p.startSized(t, size[0], size[1])
-			s := ts.WaitScreen("claude:3c0f1a2b", "start the dev server")
-			row := rowOf(t, s, "start the dev server")
-			if size[0] >= 160 && !regexp.MustCompile(`\s3\s+2\s+2\s`).MatchString(row) {
-				t.Errorf("the list row does not say 3 turns, 2 commands, 2 failures: %q", row)
+			counts := regexp.MustCompile(`\s2\s+2\s`) // commands, failures
+			if size[0] >= 160 {
+				counts = regexp.MustCompile(`\s3\s+2\s+2\s`) // turns too
 			}
-			if size[0] < 160 && !regexp.MustCompile(`\s2\s+2\s`).MatchString(row) {
-				t.Errorf("the list row does not say 2 commands, 2 failures: %q", row)
-			}
+			waitRow(t, ts, "start the dev server", "the counts "+counts.String(), counts.MatchString)
 			ts.Keys("Enter")
-			s = ts.WaitScreen("The build fails; the server runs.", "⏩ in background")
-			if size[0] >= 160 && !strings.Contains(s, "3 turns · 2 commands · 2 failures") {
-				t.Errorf("the header counts differently:\n%s", s)
+			ts.WaitScreen("The build fails; the server runs.", "⏩ in background")
+			if size[0] >= 160 {
+				ts.WaitScreen("3 turns · 2 commands · 2 failures")
 			}
 			ts.Keys("1") // turns
-			if s = ts.WaitScreen("only turns"); shownItems(t, s) != "3" {
-				t.Errorf("the turns filter shows %s items:\n%s", shownItems(t, s), s)
-			}
+			waitShown(t, ts, "only turns", "3", "")
 			ts.Keys("4") // failures
-			s = ts.WaitScreen("only failures")
-			if shownItems(t, s) != "2" || strings.Contains(s, "npm run dev") {
-				t.Errorf("the failures filter shows %s items:\n%s", shownItems(t, s), s)
-			}
+			waitShown(t, ts, "only failures", "2", "npm run dev")
 			ts.Keys("q")
 		})
 	}

@@ -56,19 +56,9 @@ func sessionID(n int) string { return fmt.Sprintf("20250301_1000%02d_a%07d-beef"
 // e2eSizes are the terminal sizes every list test runs at.
 var e2eSizes = [][2]int{{80, 24}, {160, 45}}
 
-// selectedRow is the line of the screen that holds the selection mark.
-func selectedRow(t *testing.T, screen string) string {
-	t.Helper()
-	for _, l := range strings.Split(screen, "\n") {
-		if strings.Contains(l, "▌") {
-			return l
-		}
-	}
-	t.Fatalf("no row is selected:\n%s", screen)
-	return ""
-}
-
-// waitSelected waits until the selected row shows text, and returns the screen.
+// waitSelected waits until a selected line shows text, and returns the
+// screen: the program has moved its selection there (its other lines may
+// still be on their way).
 func waitSelected(t *testing.T, ts *tmuxtest.Session, text string) string {
 	t.Helper()
 	return ts.WaitFor("the selection on "+text, func(s string) bool {
@@ -81,6 +71,28 @@ func waitSelected(t *testing.T, ts *tmuxtest.Session, text string) string {
 	})
 }
 
+// waitListSelection waits until the list's one selected row shows text
+// (a frame read half drawn may show the old mark too), and returns its
+// line on the screen and the row.
+func waitListSelection(t *testing.T, ts *tmuxtest.Session, text string) (int, string) {
+	t.Helper()
+	at, row := -1, ""
+	ts.WaitFor("the only selected row on "+text, func(s string) bool {
+		at, row = -1, ""
+		for i, l := range strings.Split(s, "\n") {
+			if !strings.Contains(l, "▌") {
+				continue
+			}
+			if at >= 0 || !strings.Contains(l, text) {
+				return false
+			}
+			at, row = i, l
+		}
+		return at >= 0
+	})
+	return at, row
+}
+
 // unfiltered is how the status line starts when no filter is in force.
 func unfiltered(n int) string {
 	if n == 1 {
@@ -89,8 +101,29 @@ func unfiltered(n int) string {
 	return fmt.Sprintf("\n  %d sessions", n)
 }
 
-// rowsWith counts the lines of the screen that contain s.
-func rowsWith(screen, s string) int { return strings.Count(screen, s) }
+// waitListed waits until the screen shows status and filter (either may
+// be ""), lists each of shown once and none of hidden: a frame may be read
+// half drawn, so the list is checked on a screen that is all there.
+func waitListed(t *testing.T, ts *tmuxtest.Session, status, filter string, shown, hidden []string) string {
+	t.Helper()
+	what := fmt.Sprintf("%q %q listing %q once and not %q", status, filter, shown, hidden)
+	return ts.WaitFor(what, func(s string) bool {
+		if !strings.Contains(s, status) || !strings.Contains(s, filter) {
+			return false
+		}
+		for _, title := range shown {
+			if strings.Count(s, title) != 1 {
+				return false
+			}
+		}
+		for _, title := range hidden {
+			if strings.Contains(s, title) {
+				return false
+			}
+		}
+		return true
+	})
+}
 
 // TestTUIListFilterSurvivesRefresh: the list is listed again under a
 // filter being typed and under one applied: the query, the matches, the
@@ -116,35 +149,22 @@ func TestTUIListFilterSurvivesRefresh(t *testing.T) {
 			p.add(t, fakeSession{id: sessionID(7), title: "phx late arrival", started: base.Add(7 * time.Minute)})
 			ts.WaitScreen("of 7 sessions match")
 			ts.Type("x")
-			s := ts.WaitScreen("/phx ", "4 of 7 sessions match")
-			for _, title := range []string{"phx deploy one", "phx deploy two", "phx late arrival", "fix the phx router"} {
-				if rowsWith(s, title) != 1 {
-					t.Errorf("%q is not listed once:\n%s", title, s)
-				}
-			}
-			for _, title := range []string{"misc chores", "fe5e cache", "docs only"} {
-				if strings.Contains(s, title) {
-					t.Errorf("%q is listed under phx:\n%s", title, s)
-				}
-			}
+			phx := []string{"phx deploy one", "phx deploy two", "phx late arrival", "fix the phx router"}
+			waitListed(t, ts, "/phx ", "4 of 7 sessions match", phx, []string{"misc chores", "fe5e cache", "docs only"})
 			ts.Keys("Enter")
 			ts.WaitScreen("4 of 7 sessions match “phx”")
 			ts.Keys("j")
-			before := selectedRow(t, waitSelected(t, ts, "phx deploy two"))
+			line, before := waitListSelection(t, ts, "phx deploy two")
 			// And again under the applied filter, with a session that does not match.
 			p.add(t, fakeSession{id: sessionID(8), title: "unrelated work", started: base.Add(8 * time.Minute)})
-			s = ts.WaitScreen("4 of 8 sessions match “phx”")
-			if after := selectedRow(t, s); after != before {
-				t.Errorf("the selection moved across a refresh:\nbefore %q\nafter  %q\n%s", before, after, s)
+			ts.WaitScreen("4 of 8 sessions match “phx”")
+			if at, after := waitListSelection(t, ts, "phx deploy two"); at != line || after != before {
+				t.Errorf("the selection moved across a refresh:\nbefore line %d %q\nafter  line %d %q", line, before, at, after)
 			}
-			for _, title := range []string{"phx deploy one", "phx deploy two", "phx late arrival", "fix the phx router"} {
-				if rowsWith(s, title) != 1 {
-					t.Errorf("%q is gone after a refresh:\n%s", title, s)
-				}
-			}
+			waitListed(t, ts, "4 of 8 sessions match “phx”", "", phx, []string{"unrelated work"})
 			// Three more listings (every two seconds) change nothing.
 			p.add(t, fakeSession{id: sessionID(9), title: "phx once more", started: base.Add(9 * time.Minute)})
-			s = ts.WaitScreen("5 of 9 sessions match “phx”", "phx once more")
+			ts.WaitScreen("5 of 9 sessions match “phx”", "phx once more")
 			ts.Keys("Escape")
 			ts.WaitScreen(unfiltered(9))
 			ts.Keys("q")
@@ -168,29 +188,30 @@ func TestTUIListFieldFilters(t *testing.T) {
 			ts.WaitScreen(unfiltered(3))
 			ts.Keys("/")
 			ts.Type("failed")
-			s := ts.WaitScreen("/failed ", "1 of 3 sessions match", "design plot yard")
-			if strings.Contains(s, "deploy the api") || strings.Contains(s, "redeploy") {
-				t.Errorf("failed lists sessions without failures:\n%s", s)
-			}
+			waitListed(t, ts, "/failed ", "1 of 3 sessions match", []string{"design plot yard"}, []string{"deploy the api", "redeploy"})
 			ts.Keys("Escape")
 			ts.WaitScreen(unfiltered(3))
 			ts.Keys("/")
 			ts.Type("deploy")
-			s = ts.WaitScreen("/deploy ", "3 of 3 sessions match")
 			// prefix (deploy the api), then substring (redeploy), then fuzzy (design plot yard).
 			order := []string{"deploy the api", "redeploy", "design plot yard"}
-			last := -1
-			for _, title := range order {
-				i := strings.Index(s, title)
-				if i < last {
-					t.Errorf("%q is not ranked after the better matches:\n%s", title, s)
+			ts.WaitFor("the matches of deploy, best first: "+strings.Join(order, ", "), func(s string) bool {
+				if !strings.Contains(s, "/deploy ") || !strings.Contains(s, "3 of 3 sessions match") {
+					return false
 				}
-				last = i
-			}
+				last := -1
+				for _, title := range order {
+					i := strings.Index(s, title)
+					if i < last {
+						return false
+					}
+					last = i
+				}
+				return true
+			})
 			ts.Keys("Enter")
-			if row := selectedRow(t, ts.WaitScreen("“deploy”")); !strings.Contains(row, "deploy the api") {
-				t.Errorf("the best match is not selected: %q", row)
-			}
+			ts.WaitScreen("“deploy”")
+			waitListSelection(t, ts, "deploy the api")
 			ts.Keys("q")
 		})
 	}

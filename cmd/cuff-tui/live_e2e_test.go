@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cuff-dev/cuff/internal/tmuxtest"
 )
 
 // claudeRecord is one user line of a Claude Code transcript.
@@ -41,6 +43,25 @@ func appendClaude(t *testing.T, path, sessionID, text string) {
 	if _, err := f.WriteString(claudeRecord(sessionID, fmt.Sprintf("u-%d", time.Now().UnixNano()), text, time.Now())); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// waitRow waits until the screen has a line that shows text and that ok
+// says yes of (what names the wait in a failure), and returns that line: a
+// frame may be read half drawn, so a row is checked on the screen that
+// shows it as expected, not on the first that shows it at all.
+func waitRow(t *testing.T, ts *tmuxtest.Session, text, what string, ok func(row string) bool) string {
+	t.Helper()
+	var row string
+	ts.WaitFor(fmt.Sprintf("a row with %q and %s", text, what), func(s string) bool {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, text) && ok(l) {
+				row = l
+				return true
+			}
+		}
+		return false
+	})
+	return row
 }
 
 // rowOf is the screen line that shows text.
@@ -80,10 +101,8 @@ func TestTUILiveIsRealSignals(t *testing.T) {
 				t.Errorf("an ended session is listed live: %q", row)
 			}
 			appendClaude(t, path, copied, "back at it")
-			s = ts.WaitScreen(unfiltered(2) + " · 1 live")
-			if row := rowOf(t, s, "copied from last year"); !strings.Contains(row, "live") {
-				t.Errorf("appended to now, not listed live: %q", row)
-			}
+			ts.WaitScreen(unfiltered(2) + " · 1 live")
+			waitRow(t, ts, "copied from last year", "live", func(row string) bool { return strings.Contains(row, "live") })
 			ts.Keys("q")
 
 			other := "2b3c8a52-1111-4222-8333-444455556602"

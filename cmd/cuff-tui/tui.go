@@ -125,8 +125,10 @@ func (a *app) resolveWatch(ctx context.Context, s *session.Store, sources []sess
 			a.extraSources = append(a.extraSources, fs)
 			return fs.Info(), nil
 		}
+		// Any other file is read as cuff's events, and is live from what
+		// they say (an event within session.LiveWindow), as any session is.
 		info := fs.Info()
-		return session.Info{ID: info.ID, Path: info.Path, Live: true}, nil
+		return session.Info{ID: info.ID, Path: info.Path}, nil
 	}
 	if strings.HasSuffix(arg, ".jsonl") || strings.ContainsRune(arg, os.PathSeparator) {
 		return session.Info{}, &usageError{
