@@ -49,7 +49,8 @@ func (m Model) render() string {
 	if m.bannerHeight() > 0 {
 		lines = append([]string{m.st.Warn.Render(common.Sanitize(m.opts.Banner))}, lines...)
 	}
-	body := max(m.height-1, 0)
+	status := m.statusLines()
+	body := max(m.height-len(status), 0)
 	if len(lines) > body {
 		lines = lines[:body]
 	}
@@ -59,7 +60,7 @@ func (m Model) render() string {
 	for i, l := range lines {
 		lines[i] = common.Truncate(l, m.width)
 	}
-	lines = append(lines, m.statusBar())
+	lines = append(lines, status[max(len(status)-m.height, 0):]...)
 	frame := strings.Join(lines, "\n")
 	if d := m.dialogs.Top(); d != nil {
 		box := d.View(m.width, m.height)
@@ -121,9 +122,12 @@ func (m Model) waitingView() string {
 	return strings.Join(lines, "\n")
 }
 
-// statusBar is the bottom line: a toast, or the keys that work here, and
-// on the right what the page has to say.
-func (m Model) statusBar() string {
+// statusLines are the bottom lines: the status bar — a toast, or the keys
+// that work here, and on the right what the page has to say — and above
+// it the rest of a toast too long for one line, over the page's last lines
+// while it shows: a note is read whole (where an export went, how a copy
+// was made), never cut off.
+func (m Model) statusLines() []string {
 	right := ""
 	if m.focus == focusViewer && m.open {
 		right = m.viewer.Status()
@@ -144,21 +148,47 @@ func (m Model) statusBar() string {
 	if rw > 0 {
 		room = max(m.width-rw-hintGap, 0)
 	}
-	var left string
-	switch {
-	case m.toast.text != "" && m.toast.err:
-		left = m.st.ToastError.Render(common.Sanitize(m.toast.text))
-	case m.toast.text != "":
-		left = m.st.Toast.Render(common.Sanitize(m.toast.text))
-	default:
-		left = m.hintLine(m.shortHelp(), room)
+	var rows []string
+	if m.toast.text != "" {
+		style := m.st.Toast
+		if m.toast.err {
+			style = m.st.ToastError
+		}
+		text := common.Sanitize(m.toast.text)
+		if ansi.StringWidth(text) > room {
+			rows = wrapRows(text, m.width, maxToastRows)
+		} else {
+			rows = []string{text}
+		}
+		for i, r := range rows {
+			rows[i] = style.Render(r)
+		}
+	} else {
+		rows = []string{m.hintLine(m.shortHelp(), room)}
 	}
-	left = common.Truncate(left, room)
-	lw := ansi.StringWidth(left)
-	if lw+rw >= m.width {
-		return common.Truncate(left, m.width)
+	last := common.Truncate(rows[len(rows)-1], m.width)
+	if lw := ansi.StringWidth(last); lw+rw < m.width && (rw == 0 || lw+hintGap+rw <= m.width) {
+		last += strings.Repeat(" ", m.width-lw-rw) + right
 	}
-	return left + strings.Repeat(" ", m.width-lw-rw) + right
+	rows[len(rows)-1] = last
+	return rows
+}
+
+// maxToastRows bounds the lines a long toast takes.
+const maxToastRows = 4
+
+// wrapRows wraps text to width, at spaces where it can, in at most n
+// rows (the last one ending in … when it is cut).
+func wrapRows(text string, width, n int) []string {
+	rows := strings.Split(ansi.Wrap(text, max(width, 1), ""), "\n")
+	if len(rows) > n {
+		rows = rows[:n]
+		rows[n-1] = common.Truncate(rows[n-1]+" …", width)
+	}
+	for i, r := range rows {
+		rows[i] = strings.TrimRight(r, " ")
+	}
+	return rows
 }
 
 // hintGap is the least space between the keys and what is on the right.

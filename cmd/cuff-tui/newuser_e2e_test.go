@@ -105,3 +105,45 @@ func TestWatchFileShowsThatFile(t *testing.T) {
 		})
 	}
 }
+
+// bottomHas reports whether the last n lines of a screen hold text, read
+// as one line with the spaces left out (text may be wrapped across them,
+// at a space or within a word).
+func bottomHas(screen string, n int, text string) bool {
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	bottom := strings.Join(lines[max(len(lines)-n, 0):], "")
+	squeeze := func(s string) string { return strings.ReplaceAll(s, " ", "") }
+	return strings.Contains(squeeze(bottom), squeeze(text))
+}
+
+// TestTUINotesAreReadWhole: a note longer than the status bar (where
+// ctrl+e wrote the session, how y copied) is shown whole, on as many
+// lines as it takes, at 80 columns too: cut off, the export's path was
+// lost and the copy's "(OSC 52)" with it.
+func TestTUINotesAreReadWhole(t *testing.T) {
+	for _, size := range e2eSizes {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			p := listProject(t, fakeSession{id: sessionID(1), title: "notes whole", started: time.Now().Add(-time.Hour), failures: 1})
+			ts := p.startSized(t, size[0], size[1])
+			ts.Tmux("set-option", "-t", "e2e", "set-clipboard", "on")
+			ts.WaitScreen(unfiltered(1))
+			ts.Keys("Enter")
+			ts.WaitScreen("$ false")
+			ts.Keys("X")
+			waitSelected(t, ts, "$ false")
+			ts.Keys("y")
+			ts.WaitFor("the whole copy note", func(s string) bool {
+				return bottomHas(s, 3, "Copied the command (5 bytes) to the clipboard through the terminal (OSC 52)")
+			})
+			ts.Keys("C-e")
+			path := filepath.Join(p.dir, "exports", sessionID(1)+".md")
+			ts.WaitFor("the export's whole path", func(s string) bool {
+				return bottomHas(s, 4, "Exported to "+path+" (path copied to the clipboard)")
+			})
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("the note names a file that is not there: %v", err)
+			}
+			ts.Keys("q")
+		})
+	}
+}
