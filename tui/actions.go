@@ -271,6 +271,9 @@ func (m Model) trashed(msg trashedMsg) (Model, tea.Cmd, bool) {
 		if m.feed != nil {
 			m.feed.Stop()
 		}
+		// What the stopped feed still sends (the file gone, which D did)
+		// is stale from now on.
+		m.feed, m.gen = nil, m.gen+1
 		m.open, m.focus = false, focusBrowser
 	}
 	m.toast = toast{text: fmt.Sprintf("Deleted %s to the trash · u undoes", msg.info.ID), until: m.undo.until}

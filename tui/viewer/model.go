@@ -210,8 +210,8 @@ func (m *Model) applyTarget() {
 	}
 	var found *timeline.Item
 	for _, it := range m.vis {
-		if it.Kind == timeline.KindNotice {
-			continue
+		if it.Kind == timeline.KindNotice || it.Kind == timeline.KindSessionStart && t.Seq <= 0 {
+			continue // by time: the start shares its time with the first prompt, which a hit is
 		}
 		if t.Seq > 0 && it.Seq() == t.Seq || t.Seq <= 0 && !t.Time.IsZero() && !it.TS().Before(t.Time) {
 			found = it
