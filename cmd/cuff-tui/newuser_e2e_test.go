@@ -147,3 +147,19 @@ func TestTUINotesAreReadWhole(t *testing.T) {
 		})
 	}
 }
+
+// TestTUIEmptyListHasNoHiddenFilter: with no session yet there is nothing
+// to filter, so / does not open a filter the empty screen does not show
+// (the keys typed after it went into it unseen, q among them).
+func TestTUIEmptyListHasNoHiddenFilter(t *testing.T) {
+	for _, size := range e2eSizes {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			p := listProject(t)
+			ts := p.startSized(t, size[0], size[1])
+			ts.WaitScreen("No sessions yet.")
+			ts.Keys("/")
+			ts.Keys("q")
+			waitWithout(t, ts, "No sessions yet.") // q quit
+		})
+	}
+}

@@ -238,6 +238,11 @@ func (m Model) handleKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Bottom):
 		m.move(len(m.rows))
 	case key.Matches(msg, k.Filter):
+		if m.loaded && len(m.infos) == 0 {
+			// The empty screen shows no filter line: typing into one
+			// unseen would swallow q.
+			return m, send(NoteMsg{Text: "Nothing to filter yet"})
+		}
 		m.input.CursorEnd()
 		return m, m.input.Focus()
 	case key.Matches(msg, k.Clear):
