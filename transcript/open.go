@@ -89,9 +89,9 @@ func OpenRegular(path string, flag int, perm uint32, follow bool) (*os.File, err
 		unix.Close(fd)
 		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+	if uint32(st.Mode)&unix.S_IFMT != unix.S_IFREG { // Mode is uint16 on Darwin
 		unix.Close(fd)
-		return nil, &NotRegularError{Path: path, Kind: kindOfStat(st.Mode)}
+		return nil, &NotRegularError{Path: path, Kind: kindOfStat(uint32(st.Mode))}
 	}
 	if err := unix.SetNonblock(fd, false); err != nil {
 		unix.Close(fd)

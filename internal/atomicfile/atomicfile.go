@@ -15,15 +15,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // tempSuffix ends the name of every named temporary file.
@@ -71,28 +68,6 @@ func create(path string, perm os.FileMode, unnamed bool) (*File, error) {
 	}
 	return &File{File: f, path: path, named: name}, nil
 }
-
-// openUnnamed opens an unnamed file in path's directory that can later be
-// linked: it fails where O_TMPFILE is not supported or /proc is not there
-// to link it.
-func openUnnamed(path string, perm os.FileMode) (*os.File, error) {
-	fd, err := unix.Open(filepath.Dir(path), unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, uint32(perm.Perm()))
-	if err != nil {
-		return nil, err
-	}
-	f := os.NewFile(uintptr(fd), path)
-	if _, err := os.Stat(procPath(f)); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := f.Chmod(perm); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
-func procPath(f *os.File) string { return "/proc/self/fd/" + strconv.Itoa(int(f.Fd())) }
 
 // tempName is a fresh temporary name beside path.
 func tempName(path string) string {
@@ -157,15 +132,6 @@ func (f *File) commit(replace bool) error {
 	}
 	f.named = ""
 	return f.close()
-}
-
-// linkUnnamed gives the unnamed file f the name path (which must not exist).
-func linkUnnamed(f *os.File, path string) error {
-	err := unix.Linkat(unix.AT_FDCWD, procPath(f), unix.AT_FDCWD, path, unix.AT_SYMLINK_FOLLOW)
-	if err != nil {
-		return &fs.PathError{Op: "link", Path: path, Err: err}
-	}
-	return nil
 }
 
 func (f *File) close() error {
