@@ -497,3 +497,30 @@ func TestReadTailUnfinishedLineLongerThanTheCap(t *testing.T) {
 		t.Fatalf("readTail = %d, %d, %d lines, %v; want %d, %d, none", start, end, len(lines), err, len(head), len(head))
 	}
 }
+
+// TestFeedShowsWhatComesBeforeAHugeLastLine: a session whose last line is
+// longer than tailMaxRead, unfinished (a crash's torn tail) or finished (a
+// garbage line of hundreds of megabytes), has no tail to show first; the
+// events before that line are shown all the same (the TUI used to say
+// "Loading…" for ever: with nothing in the tail, the first screen was never
+// handed out and the index waited for it).
+func TestFeedShowsWhatComesBeforeAHugeLastLine(t *testing.T) {
+	for _, finished := range []bool{false, true} {
+		t.Run(fmt.Sprintf("finished=%v", finished), func(t *testing.T) {
+			head := fixture.JSONL(fixture.Session().Events[:3])
+			path := writeFile(t, head)
+			size := int64(len(head)) + tailMaxRead + (8 << 20)
+			if err := os.Truncate(path, size); err != nil { // sparse zero bytes
+				t.Fatal(err)
+			}
+			if finished {
+				appendFile(t, path, []byte("\n"))
+			}
+			_, c, wait := start(t, Target{Path: path})
+			wait(func(c *collector) bool { return !c.partial && c.tl.Counts.Events == 3 })
+			if c.tl.Start == nil {
+				t.Error("the session start is not shown")
+			}
+		})
+	}
+}

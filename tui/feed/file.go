@@ -88,6 +88,9 @@ func (f *Feed) runFile(path string) error {
 	f.pending.Partial = true
 	f.mu.Unlock()
 	last := f.pushLines(tail, false)
+	// The first screen is handed out even when the tail holds nothing (a
+	// last line longer than tailMaxRead): the index waits for it.
+	f.signal()
 	// The full index leaves big outputs in the file and reads them back
 	// when they are shown or searched: the file stays open until the feed
 	// stops, even after it is removed or replaced by a rename (a prune).

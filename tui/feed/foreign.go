@@ -96,6 +96,9 @@ func (f *Feed) runForeign(file *os.File, fi os.FileInfo, format foreign.Format, 
 	}
 	f.mu.Unlock()
 	f.push(events)
+	if start > 0 {
+		f.signal() // older parts are on demand even when the tail holds nothing
+	}
 	return session.Follow(f.ctx, path, session.FollowOptions{From: end, Seen: fi, AfterSeq: lastSeq, Decoder: shifted}, f.followItem)
 }
 

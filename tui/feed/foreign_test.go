@@ -132,3 +132,29 @@ func BenchmarkForeignTail(b *testing.B) {
 		<-done
 	}
 }
+
+// A Claude Code transcript that ends in a line longer than tailMaxRead (a
+// torn tail of zero bytes) has no tail to show first: the feed still says
+// that older parts come on demand, and they do.
+func TestForeignHugeLastLineLoadsOlderOnDemand(t *testing.T) {
+	path := claudeFile(t, 256<<10)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, fi.Size()+tailMaxRead+(8<<20)); err != nil { // sparse zero bytes
+		t.Fatal(err)
+	}
+	f, c, wait := start(t, Target{Path: path})
+	wait(func(c *collector) bool { return c.onDemand && c.partial })
+	for step := 1; c.partial; step++ {
+		if step > 20 {
+			t.Fatal("older parts never end")
+		}
+		f.LoadOlder()
+		wait(func(c *collector) bool { return c.olders == step })
+	}
+	if c.tl.Start == nil || c.tl.Counts.Events == 0 {
+		t.Errorf("the transcript before its torn tail is not shown: %d events, start %v", c.tl.Counts.Events, c.tl.Start != nil)
+	}
+}
