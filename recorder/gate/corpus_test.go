@@ -56,6 +56,14 @@ func testGate(t testing.TB, opts Options) *Gate {
 // gate over it with the home folder ROOT/home/u.
 func corpusTree(t testing.TB, opts Options) *Gate {
 	t.Helper()
+	g, _ := corpusTreeAt(t, opts)
+	return g
+}
+
+// corpusTreeAt is corpusTree that also returns the tree's root (the
+// workspace is ROOT/home/u/project), for tests that add to the tree.
+func corpusTreeAt(t testing.TB, opts Options) (*Gate, string) {
+	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +108,7 @@ func corpusTree(t testing.TB, opts Options) *Gate {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g
+	return g, root
 }
 
 // minEverydayAllowed is the share of everyday commands that must be

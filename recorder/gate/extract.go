@@ -246,6 +246,11 @@ func (c *call) unzip() {
 		c.opaqueInput("the archive " + archive.val + " cannot be listed (" + err.Error() + ")")
 		return
 	}
+	for i := range members {
+		// unzip skips "../" in member names (only -: keeps them, judged
+		// above): a member ../../.bashrc lands in DIR/.bashrc.
+		members[i].name = dropDotDot(members[i].name)
+	}
 	if ops.has("-j") {
 		for i := range members {
 			if members[i].kind == memberDir {
@@ -256,6 +261,21 @@ func (c *call) unzip() {
 		}
 	}
 	c.writesMembers(dest, members, 0, "unzip extracts and")
+}
+
+// dropDotDot removes the ".." components of a member name, as unzip does.
+func dropDotDot(name string) string {
+	if !strings.Contains(name, "..") {
+		return name
+	}
+	parts := strings.Split(name, "/")
+	kept := parts[:0]
+	for _, p := range parts {
+		if p != ".." {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, "/")
 }
 
 // patchCmd judges patch by the files its patch names: each is rewritten,

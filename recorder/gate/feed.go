@@ -16,7 +16,10 @@ const maxFeedWords = 64
 // file under each place it searches. Filters that only pick lines (sort,
 // uniq, head, tail, grep without -o) pass what they read on. ok is false
 // when the list is unknown.
-func (c *call) feedWords() ([]arg, bool) {
+//
+// With whole set (xargs -0 or -d), an item is what lies between
+// delimiters, not a word: what echo and printf print is then unknown.
+func (c *call) feedWords(whole bool) ([]arg, bool) {
 	if c.cx.feeds == nil || c.cx.stmt == nil {
 		return nil, false
 	}
@@ -51,6 +54,9 @@ func (c *call) feedWords() ([]arg, bool) {
 				st = src
 				continue
 			}
+		}
+		if whole && (name == "echo" || name == "printf") {
+			return nil, false
 		}
 		return c.listing(name, args)
 	}
@@ -92,7 +98,14 @@ func (c *call) listing(name string, args []arg) ([]arg, bool) {
 	case "echo", "printf":
 		ws := args
 		if name == "printf" {
+			// Only a format that prints each argument as it is, one a
+			// word: any other text in it is printed too.
 			if len(ws) == 0 {
+				return nil, false
+			}
+			switch ws[0].val {
+			case `%s\n`, "%s\n", "%s ":
+			default:
 				return nil, false
 			}
 			ws = ws[1:]
@@ -105,7 +118,9 @@ func (c *call) listing(name string, args []arg) ([]arg, bool) {
 		}
 		var out []arg
 		for _, w := range ws {
-			if w.dyn {
+			// xargs reads quotes and backslashes itself, and an echo may
+			// turn escapes into blanks: such words are not the items.
+			if w.dyn || strings.ContainsAny(w.val, `'"\`) {
 				return nil, false
 			}
 			for _, f := range strings.Fields(w.val) {

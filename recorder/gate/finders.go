@@ -270,7 +270,8 @@ func (c *call) xargs() {
 		return // echo
 	}
 	cx := cmdCtx{depth: c.cx.depth, tail: replace == ""}
-	if feed, ok := c.feedWords(); ok && len(feed) > 0 {
+	whole := ops.has("-0", "--null", "-d", "--delimiter")
+	if feed, ok := c.feedWords(whole); ok && len(feed) > 0 {
 		// What the pipe lists is known: judge the command with it, once for
 		// each kind of name it may be given.
 		c.local("xargs's input lists " + quoteArgs(feed))

@@ -489,6 +489,12 @@ func onlyOptions(args []arg) bool {
 // it puts it in the agent's context. ${#X}, ${X:+...} and tests of it do
 // not expose the value.
 func secretExpansion(pe *syntax.ParamExp) string {
+	if pe.Param != nil && pe.Excl && pe.Names == 0 && pe.Index == nil && !pe.Length && !pe.Width &&
+		(pe.Exp == nil || pe.Exp.Op != syntax.AlternateUnset && pe.Exp.Op != syntax.AlternateUnsetOrNull) {
+		// ${!v}: the value of the variable whose name $v holds, any of
+		// them, secrets among them (${!prefix*} and ${!a[@]} list names).
+		return secretPrefix + "${!" + pe.Param.Value + "} reads the variable named by $" + pe.Param.Value + ", which may hold a secret"
+	}
 	if pe.Param == nil || pe.Length || pe.Width || pe.Excl || !secretVar(pe.Param.Value) {
 		return ""
 	}
