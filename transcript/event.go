@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -60,7 +61,7 @@ type Envelope struct {
 // EventID is the id of the event with sequence number seq in a session:
 // unique across sessions.
 func EventID(sessionID string, seq int64) string {
-	return fmt.Sprintf("e_%s_%d", sessionID, seq)
+	return "e_" + sessionID + "_" + strconv.FormatInt(seq, 10)
 }
 
 // Event is one line of a transcript: the envelope, the typed body of its kind

@@ -13,6 +13,11 @@ import (
 
 // decodeFile decodes the transcript at path, its sub-agents' files too.
 func decodeFile(t *testing.T, path string, brief bool) []*transcript.Event {
+	return decodeFileWith(t, path, brief, false)
+}
+
+// decodeFileWith is decodeFile, with encoding/json alone when noScan.
+func decodeFileWith(t *testing.T, path string, brief, noScan bool) []*transcript.Event {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -20,7 +25,9 @@ func decodeFile(t *testing.T, path string, brief bool) []*transcript.Event {
 	}
 	defer f.Close()
 	var events []*transcript.Event
-	if _, err := stream.Run(f, NewDecoder(Options{Path: path, Brief: brief}), func(ev *transcript.Event) error {
+	d := NewDecoder(Options{Path: path, Brief: brief})
+	d.noScan = noScan
+	if _, err := stream.Run(f, d, func(ev *transcript.Event) error {
 		events = append(events, ev)
 		return nil
 	}); err != nil {
@@ -63,4 +70,18 @@ func sameWhenBrief(t *testing.T, path string) {
 		t.Fatalf("%s decodes to %d events", path, len(full))
 	}
 	streamtest.SameShapes(t, full, brief)
+	// What every view counts, from a whole read with encoding/json alone
+	// and from the brief read with the scanner that statistics use.
+	want, got := tally(decodeFileWith(t, path, false, true)), tally(brief)
+	if got != want {
+		t.Fatalf("%s: the brief read with the scanner counts\n%+v\na whole read with encoding/json\n%+v", path, got, want)
+	}
+}
+
+func tally(events []*transcript.Event) transcript.Tally {
+	var t transcript.Tally
+	for _, ev := range events {
+		t.Add(ev)
+	}
+	return t
 }

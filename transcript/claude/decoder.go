@@ -102,7 +102,9 @@ type Decoder struct {
 	synthetic  []*link          // delegations opened for sub-agents without a parent
 	seenNested map[string]bool  // agent_progress records already decoded
 
-	short []byte // a brief read's shortened line
+	short  []byte         // a brief read's shortened line
+	scan   stream.Scanner // reads records (see decode)
+	noScan bool           // decode with encoding/json only (tests compare the two)
 
 	files *agentFiles // sub-agents' own files, when Options.Path is set
 	fixed *link       // a sub-agent file read for its parent: every record is this agent's
@@ -141,16 +143,31 @@ func (d *Decoder) Stats() Stats { return d.stats }
 // Line decodes one line (without its newline) and passes any events it
 // completes to out. It returns an error only when out does.
 func (d *Decoder) Line(raw []byte, out stream.Emit) error {
-	switch {
-	case d.opts.Brief:
-		d.short = stream.Shorten(d.short[:0], raw, stream.BriefKeep, briefWhole...)
-		raw = d.short
-	case d.opts.Clip.Head > 0:
-		d.short = stream.Clip(d.short[:0], raw, d.opts.Clip.Head, d.opts.Clip.Tail, briefWhole...)
+	return stream.DecodeLineWith(&d.stats, d.em, raw, out, &d.lineEvents, d.decode, d.record,
+		func() bool { return d.title != "" })
+}
+
+// decode reads one record, its long strings cut when the options say so:
+// with the scanner, which skips what the decoder does not use without
+// decoding it, or, for a line the scanner leaves (see stream.Scanner), with
+// encoding/json from the line cut by stream.Clip. Both read the same.
+func (d *Decoder) decode(raw []byte, l *line) bool {
+	cut := d.opts.Clip
+	if d.opts.Brief {
+		cut = stream.ClipOptions{Head: stream.BriefKeep}
+	}
+	if !d.noScan {
+		d.scan.Reset(raw, cut, briefWhole...)
+		if scanLine(&d.scan, l) {
+			return true
+		}
+		*l = line{}
+	}
+	if cut.Head > 0 {
+		d.short = stream.Clip(d.short[:0], raw, cut.Head, cut.Tail, briefWhole...)
 		raw = d.short
 	}
-	return stream.DecodeLine(&d.stats, d.em, raw, out, &d.lineEvents, d.record,
-		func() bool { return d.title != "" })
+	return stream.Unmarshal(raw, l)
 }
 
 // Flush passes on every event held back: the blocks of an assistant

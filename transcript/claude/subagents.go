@@ -215,6 +215,7 @@ func (d *Decoder) decodeAgentFile(path, agentID, callID string) (sub *Decoder, e
 		return nil, nil, false
 	}
 	sub = NewDecoder(Options{FallbackUUID: d.opts.FallbackUUID, Brief: d.opts.Brief, Clip: d.opts.Clip})
+	sub.noScan = d.noScan
 	sub.fixed = &link{agentID: agentID, callID: callID}
 	sub.outer = d
 	// A reader sized to the file: most sub-agents' files are small, and

@@ -40,7 +40,12 @@ const clipMark = " … "
 // to index, where a long output's end (a build's failure) matters as its
 // start does.
 func Clip(dst, line []byte, head, tail int, whole ...string) []byte {
-	var key []byte // the latest key: the one whose value (or array of values) this is
+	return clip(dst, line, head, tail, nil, whole)
+}
+
+// clip is Clip with key the latest key before line (the one whose value
+// line is, when it is one).
+func clip(dst, line []byte, head, tail int, key []byte, whole []string) []byte {
 	for {
 		open := bytes.IndexByte(line, '"')
 		if open < 0 {
@@ -57,7 +62,7 @@ func Clip(dst, line []byte, head, tail int, whole ...string) []byte {
 		switch {
 		case len(rest) > 0 && rest[0] == ':': // a key: never cut
 			key = body
-		case len(body) > head+tail+len(clipMark) && body[0] != '{' && body[0] != '[' && !wholeKey(key, whole):
+		case clips(body, head, tail) && !wholeKey(key, whole):
 			h := cutAt(body, head)
 			dst = append(dst, body[:h]...)
 			if tail > 0 {

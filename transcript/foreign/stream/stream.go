@@ -283,6 +283,13 @@ func DurationMS(a, b time.Time) int64 {
 // count it skipped when handle knew it but made no event. Once ready says
 // the session can be named, the held-back events are passed on.
 func DecodeLine[T any](st *Stats, em *Emitter, raw []byte, out Emit, made *int, handle func(*T) bool, ready func() bool) error {
+	return DecodeLineWith(st, em, raw, out, made, func(raw []byte, rec *T) bool { return Unmarshal(raw, rec) }, handle, ready)
+}
+
+// DecodeLineWith is DecodeLine reading each record with decode (Unmarshal,
+// or a faster reader that agrees with it), which reports false for a line
+// that is not a JSON object.
+func DecodeLineWith[T any](st *Stats, em *Emitter, raw []byte, out Emit, made *int, decode func([]byte, *T) bool, handle func(*T) bool, ready func() bool) error {
 	st.Lines++
 	em.SetOutput(out)
 	raw = TrimSpace(raw)
@@ -290,7 +297,7 @@ func DecodeLine[T any](st *Stats, em *Emitter, raw []byte, out Emit, made *int, 
 		return em.Err()
 	}
 	var rec T
-	if !Unmarshal(raw, &rec) {
+	if !decode(raw, &rec) {
 		st.AddMalformed(st.Lines)
 		return em.Err()
 	}

@@ -236,17 +236,27 @@ func WalkJSONL(data []byte, fn func(map[string]any)) {
 }
 
 // SamplesDir finds the real transcripts kept beside the checkout
-// (../shared/samples/<sub> from the repository root, or <sub> in the
-// folder $CUFF_SAMPLES names, for a checkout kept elsewhere), or skips the
-// test.
+// (shared/samples/<sub> in a folder above the repository root, as
+// ../shared/samples for /work/main or ../../shared/samples for a worktree
+// in /work/wt, or <sub> in the folder $CUFF_SAMPLES names, for a checkout
+// kept elsewhere), or skips the test.
 func SamplesDir(t testing.TB, sub string) string {
 	t.Helper()
+	dir := FindSamples(sub)
+	if dir == "" {
+		t.Skipf("no real samples of %s beside the checkout (set CUFF_SAMPLES)", sub)
+	}
+	return dir
+}
+
+// FindSamples is the folder SamplesDir finds, or "" when there is none.
+func FindSamples(sub string) string {
 	if d := os.Getenv("CUFF_SAMPLES"); d != "" {
 		return filepath.Join(d, sub)
 	}
 	dir, err := filepath.Abs(".")
 	if err != nil {
-		t.Fatal(err)
+		return ""
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
@@ -254,15 +264,19 @@ func SamplesDir(t testing.TB, sub string) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Skip("repository root not found")
+			return ""
 		}
 		dir = parent
 	}
-	samples := filepath.Join(filepath.Dir(dir), "shared", "samples", sub)
-	if _, err := os.Stat(samples); err != nil {
-		t.Skipf("no real samples at %s", samples)
+	for dir = filepath.Dir(dir); ; dir = filepath.Dir(dir) {
+		samples := filepath.Join(dir, "shared", "samples", sub)
+		if fi, err := os.Stat(samples); err == nil && fi.IsDir() {
+			return samples
+		}
+		if filepath.Dir(dir) == dir {
+			return ""
+		}
 	}
-	return samples
 }
 
 // Shape describes an event by what a brief read (see stream.Shorten) must
