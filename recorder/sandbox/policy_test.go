@@ -405,3 +405,76 @@ func TestPolicySharesTemporaryFoldersAndKeepsOneOfItsOwn(t *testing.T) {
 		t.Errorf("nested: %+v", g)
 	}
 }
+
+// TestPolicyNeverWritesTheStateDir puts cuff's state directory (grants,
+// decisions, trust) where the sandbox would otherwise grant writes: in the
+// shared /var/tmp, behind a link into TMPDIR, in the folder that holds the
+// sandbox's own temporary directory, in a tool's cache. Landlock cannot
+// take a folder back out of a grant, so the grant must go: the policy is
+// refused (TMPDIR) or the folder is skipped, and no write reaches the state.
+func TestPolicyNeverWritesTheStateDir(t *testing.T) {
+	l := newLayout(t)
+	// /var/tmp: the test's own folders lie in /tmp, which is skipped for
+	// holding the home folder already.
+	shared, err := os.MkdirTemp("/var/tmp", "cuff-state-")
+	if err != nil {
+		t.Skipf("no /var/tmp to put a state directory in: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(shared) })
+	shared, err = filepath.EvalSymlinks(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(l.base, "state-link")
+	if err := os.MkdirAll(filepath.Join(l.tmp, "state"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(l.tmp, "state"), link); err != nil {
+		t.Fatal(err)
+	}
+	gocache := mkdir(t, l.base, "gocache")
+	for _, tc := range []struct {
+		name, state, real string
+		extra             []string
+		refused           bool
+	}{
+		{name: "in the shared /var/tmp", state: shared, real: shared},
+		{name: "a link into TMPDIR", state: link, real: filepath.Join(l.tmp, "state"), refused: true},
+		{name: "holding the private temp", state: filepath.Join(l.home, ".cache"), real: filepath.Join(l.home, ".cache")},
+		{name: "inside a tool's cache", state: filepath.Join(gocache, "cuff"), real: filepath.Join(gocache, "cuff"), extra: []string{"GOCACHE=" + gocache}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.MkdirAll(tc.real, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			p, err := New(Options{Root: l.proj, StateDir: tc.state, Getenv: l.env(tc.extra...)})
+			var ce *ConflictError
+			if tc.refused {
+				if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.real) {
+					t.Fatalf("got %v, %v; want the policy refused for the state directory %s", p, err, tc.real)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range p.Writable {
+				if g.Path == tc.real || within(g.Path, tc.real) || within(tc.real, g.Path) {
+					t.Errorf("%s (%s) is writable and reaches the state directory %s", g.Path, g.Why, tc.real)
+				}
+			}
+			for _, f := range []string{"grants/k.json", "decisions/r.json", "trust/p.json"} {
+				if p.Writes(filepath.Join(tc.real, f)) {
+					t.Errorf("the sandbox writes %s in the state directory", f)
+				}
+			}
+			if !p.Writes(filepath.Join(l.proj, "main.go")) {
+				t.Errorf("the work tree is not writable any more: %v", writable(p))
+			}
+			// The folder that would have reached it is named as skipped.
+			if !slices.ContainsFunc(p.Skipped, func(s Skip) bool { return strings.Contains(s.Reason, tc.real) }) {
+				t.Errorf("no skipped folder names the state directory %s: %+v", tc.real, p.Skipped)
+			}
+		})
+	}
+}
