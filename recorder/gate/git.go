@@ -134,7 +134,7 @@ func (c *call) gitSub(sub string, rest []arg) {
 	if why := gitHistoryRisk(sub, rest); why != "" {
 		c.notAlways(why)
 	}
-	if hook, ok := runsHook(sub, c.a.repoHooks(c.a.cwd)); ok {
+	if hook, ok := c.a.runsHook(c.a.cwd, sub); ok {
 		c.agentCode(what + " runs the repository's " + hook + " hook")
 	}
 	for _, x := range rest {

@@ -5,7 +5,10 @@ import (
 	"bytes"
 	"os"
 	"path"
+	"slices"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // hookRunners maps each client-side hook git runs to the subcommands that
@@ -33,13 +36,37 @@ var hookRunners = map[string][]string{
 	"fsmonitor-watchman":    {"status", "diff", "add", "commit", "checkout", "switch", "reset", "restore", "stash", "merge", "rebase", "ls-files"},
 }
 
-// runsHook reports whether git sub runs one of hooks.
-func runsHook(sub string, hooks []string) (string, bool) {
-	for _, h := range hooks {
-		for _, s := range hookRunners[h] {
-			if s == sub {
-				return h, true
-			}
+// hooksOf maps each git subcommand to the hooks it runs, in name order
+// (the order a listing of the hooks directory gives).
+var hooksOf = func() map[string][]string {
+	m := map[string][]string{}
+	for h, subs := range hookRunners {
+		for _, s := range subs {
+			m[s] = append(m[s], h)
+		}
+	}
+	for _, hs := range m {
+		slices.Sort(hs)
+	}
+	return m
+}()
+
+// runsHook reports whether git sub, run in dir, runs a hook of its
+// repository: an executable file of that name in the hooks directory (or
+// core.hooksPath). Only the hooks sub runs are looked at.
+func (a *analysis) runsHook(dir, sub string) (string, bool) {
+	names := hooksOf[sub]
+	if len(names) == 0 {
+		return "", false
+	}
+	hooks := a.repoHooksDir(dir)
+	if hooks == "" {
+		return "", false
+	}
+	for _, h := range names {
+		var st unix.Stat_t
+		if unix.Stat(hooks+"/"+h, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Mode&0o111 != 0 {
+			return h, true
 		}
 	}
 	return "", false
@@ -48,19 +75,18 @@ func runsHook(sub string, hooks []string) (string, bool) {
 // maxGitUp bounds how many directories are searched upwards for a .git.
 const maxGitUp = 64
 
-// repoHooks lists the hooks of the repository that dir lies in: the
-// executable files in its hooks directory (or core.hooksPath) that git
-// would run. It returns nil when there is no repository or no hook.
-func (a *analysis) repoHooks(dir string) []string {
+// repoHooksDir is the hooks directory of the repository that dir lies in
+// (its hooks folder, or core.hooksPath), "" when there is no repository.
+func (a *analysis) repoHooksDir(dir string) string {
 	if dir == "" {
 		dir = a.g.root
 	}
 	if h, ok := a.hooksSeen[dir]; ok {
 		return h
 	}
-	hooks := findHooks(dir, a.g.home, a.g.globalHooksPath())
+	hooks := findHooksDir(dir, a.g.home, a.g.globalHooksPath())
 	if a.hooksSeen == nil {
-		a.hooksSeen = map[string][]string{}
+		a.hooksSeen = map[string]string{}
 	}
 	a.hooksSeen[dir] = hooks
 	return hooks
@@ -88,10 +114,10 @@ func (g *Gate) globalHooksPath() string {
 	return g.globalHooksDir
 }
 
-// findHooks lists the hooks of the repository around dir; global is the
-// user's core.hooksPath, which the repository's own configuration
-// overrides.
-func findHooks(dir, home, global string) []string {
+// findHooksDir finds the hooks directory of the repository around dir;
+// global is the user's core.hooksPath, which the repository's own
+// configuration overrides.
+func findHooksDir(dir, home, global string) string {
 	top, gitDir := "", ""
 	for i, d := 0, path.Clean(dir); i < maxGitUp; i++ {
 		fi, err := os.Lstat(d + "/.git")
@@ -111,7 +137,7 @@ func findHooks(dir, home, global string) []string {
 		d = path.Dir(d)
 	}
 	if gitDir == "" {
-		return nil
+		return ""
 	}
 	common := gitDir
 	if gitDir == top+"/.git" {
@@ -137,22 +163,7 @@ func findHooks(dir, home, global string) []string {
 		}
 		hooksDir = path.Clean(p)
 	}
-	entries, err := os.ReadDir(hooksDir)
-	if err != nil {
-		return nil
-	}
-	var hooks []string
-	for _, e := range entries {
-		name := e.Name()
-		if _, known := hookRunners[name]; !known {
-			continue
-		}
-		fi, err := os.Stat(hooksDir + "/" + name)
-		if err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-			hooks = append(hooks, name)
-		}
-	}
-	return hooks
+	return hooksDir
 }
 
 // gitFileTarget reads the "gitdir: DIR" of a .git file (a worktree or a

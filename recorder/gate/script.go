@@ -39,9 +39,9 @@ type analysis struct {
 	secretVars map[string]string
 	// written holds the files the line's commands write, by real path.
 	written map[string]bool
-	// hooksSeen caches the hooks of the repositories looked up, by the
-	// directory they were looked up from.
-	hooksSeen map[string][]string
+	// hooksSeen caches the hooks directories of the repositories looked
+	// up, by the directory they were looked up from.
+	hooksSeen map[string]string
 
 	// Reused between command lines (the analysis is pooled by the Gate):
 	// storage for the first commands, one collector per nesting level of
