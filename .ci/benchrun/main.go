@@ -53,6 +53,7 @@ func main() {
 // sample is one timed run of a process.
 type sample struct {
 	wall  time.Duration
+	cpu   time.Duration // user and system time, the process's and its children's
 	maxKB int64
 }
 
@@ -96,7 +97,8 @@ func runOnce(command, stdin string) (sample, error) {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		maxKB = ru.Maxrss
 	}
-	return sample{wall: wall, maxKB: maxKB}, nil
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return sample{wall: wall, cpu: cpu, maxKB: maxKB}, nil
 }
 
 func median(xs []time.Duration) time.Duration {
@@ -119,7 +121,7 @@ func compare(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	var as, bs []time.Duration
+	var as, bs, aCPU, bCPU []time.Duration
 	var aKB, bKB int64
 	for i := 0; i < *n; i++ {
 		if err := runSetup(*setup); err != nil {
@@ -129,6 +131,7 @@ func compare(args []string) error {
 		if err != nil {
 			return err
 		}
+		aCPU = append(aCPU, sa.cpu)
 		if *b == "" {
 			as, aKB = append(as, sa.wall), max(aKB, sa.maxKB)
 			continue
@@ -141,10 +144,11 @@ func compare(args []string) error {
 			return err
 		}
 		as, bs = append(as, sa.wall), append(bs, sb.wall)
+		bCPU = append(bCPU, sb.cpu)
 		aKB, bKB = max(aKB, sa.maxKB), max(bKB, sb.maxKB)
 	}
 	if *b == "" { // nothing to compare with: the figure alone
-		fmt.Printf("%-34s cuff %10s  (peak RSS %d MB, %d runs)", *name, ms(median(as)), aKB/1024, *n)
+		fmt.Printf("%-34s cuff %10s  (CPU %s, peak RSS %d MB, %d runs, load %s)", *name, ms(median(as)), ms(median(aCPU)), aKB/1024, *n, load())
 		if *goal != "" {
 			fmt.Printf("  goal: %s", *goal)
 		}
@@ -153,13 +157,24 @@ func compare(args []string) error {
 	}
 	ma, mb := median(as), median(bs)
 	ratio := float64(ma) / float64(mb)
-	fmt.Printf("%-34s cuff %10s  vs %-28s %10s  ratio %5.2fx  (peak RSS %d MB vs %d MB, %d runs each)",
-		*name, ms(ma), clip(*b, 28), ms(mb), ratio, aKB/1024, bKB/1024, *n)
+	fmt.Printf("%-34s cuff %10s  vs %-28s %10s  ratio %5.2fx  (CPU %s vs %s, peak RSS %d MB vs %d MB, %d runs each)",
+		*name, ms(ma), clip(*b, 28), ms(mb), ratio, ms(median(aCPU)), ms(median(bCPU)), aKB/1024, bKB/1024, *n)
+	fmt.Printf("  load %s", load())
 	if *goal != "" {
 		fmt.Printf("  goal: %s", *goal)
 	}
 	fmt.Println()
 	return nil
+}
+
+// load is the machine's load average over the last minute, which
+// stretches every wall-clock figure of a shared machine ("?" when unknown).
+func load() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(data)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 func clip(s string, n int) string {

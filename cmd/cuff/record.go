@@ -233,6 +233,7 @@ func (a *app) recordStatsCommand() *cobra.Command {
 				}
 				from = t
 			}
+			defer a.collectLess()()
 			infos, err := a.listInfos(cmd.Context(), source, from, 0, false)
 			if err != nil {
 				return err
