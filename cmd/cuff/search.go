@@ -132,6 +132,7 @@ func (a *app) runSearch(ctx context.Context, q search.Query, reindex bool) ([]se
 	}
 	tty := term.IsTerminal(int(os.Stderr.Fd()))
 	noticed := false
+	restoreGC := a.collectLess()
 	_, warnings, err := s.Update(ctx, func(done, total int64) {
 		switch {
 		case total < searchNoticeBytes:
@@ -145,6 +146,7 @@ func (a *app) runSearch(ctx context.Context, q search.Query, reindex bool) ([]se
 			}
 		}
 	})
+	restoreGC()
 	for _, w := range warnings {
 		fmt.Fprintf(a.stderr, "warning: %v\n", w)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cuff-dev/cuff/internal/cputime"
 	"github.com/cuff-dev/cuff/internal/synthetic"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript/redact"
@@ -57,6 +58,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 	files, size := benchFiles(b, dir)
 	r, _ := redact.New(redact.Options{})
 	b.SetBytes(size)
+	cpu := cputime.Used()
 	for b.Loop() {
 		path := filepath.Join(b.TempDir(), "search.db")
 		x, err := Open(context.Background(), path, r)
@@ -68,6 +70,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 		}
 		x.Close()
 	}
+	cputime.Report(b, cpu, float64(size)/1e6*float64(b.N), "MB")
 }
 
 // benchIndex is an index of the 100-session history, built once.
@@ -98,21 +101,37 @@ var benchQueries = []string{`TestStoreClient`, `"exit code"`, `cmd:docker`, `fai
 	`Gate OR Router`, `failed:test`, `the -func`, `prompt:cache`, `"fmt.Errorf"`, `out:FAIL`, `migration rollback`}
 
 // BenchmarkQuery runs each of benchQueries in turn and reports the 95th
-// percentile of their latencies.
+// percentile of their latencies, over the index of the 100-session
+// history or, when CUFF_BENCH_SEARCH_DB names one (.ci/bench builds it
+// over its year of history with `cuff search`), over that index.
 func BenchmarkQuery(b *testing.B) {
-	x, _ := benchIndex(b)
-	var lat []time.Duration
+	var x *Index
+	if path := os.Getenv("CUFF_BENCH_SEARCH_DB"); path != "" {
+		var err error
+		if x, err = Open(context.Background(), path, nil); err != nil {
+			b.Fatal(err)
+		}
+		defer x.Close()
+	} else {
+		x, _ = benchIndex(b)
+	}
+	var lat, cpuLat []time.Duration
 	i := 0
+	cpu := cputime.Used()
 	for b.Loop() {
 		q := benchQueries[i%len(benchQueries)]
 		i++
-		start := time.Now()
+		start, startCPU := time.Now(), cputime.Used()
 		if _, err := x.Search(context.Background(), Query{Text: q}); err != nil {
 			b.Fatal(err)
 		}
-		lat = append(lat, time.Since(start))
+		lat, cpuLat = append(lat, time.Since(start)), append(cpuLat, cputime.Used()-startCPU)
 	}
+	cputime.Report(b, cpu, float64(b.N), "queries")
 	reportPercentile(b, lat, 95, "p95-ms")
+	// The CPU time of a query, which a loaded machine does not stretch as
+	// it stretches the wall clock.
+	reportPercentile(b, cpuLat, 95, "p95-cpu-ms")
 }
 
 func reportPercentile(b *testing.B, lat []time.Duration, p int, unit string) {
@@ -131,6 +150,7 @@ func BenchmarkAppendReflected(b *testing.B) {
 	target := files[len(files)/2].Path
 	var lat []time.Duration
 	n := 0
+	cpu := cputime.Used()
 	for b.Loop() {
 		n++
 		word := fmt.Sprintf("appendmarker%d", n)
@@ -151,5 +171,6 @@ func BenchmarkAppendReflected(b *testing.B) {
 		}
 		lat = append(lat, time.Since(start))
 	}
+	cputime.Report(b, cpu, float64(b.N), "appends")
 	reportPercentile(b, lat, 95, "p95-ms")
 }

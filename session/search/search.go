@@ -2,8 +2,6 @@ package search
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -146,13 +144,14 @@ WHERE ` + strings.Join(where, " AND ") + ` ORDER BY d.ts DESC LIMIT ?`
 		return found[i].score/(1+age(&found[i])) < found[j].score/(1+age(&found[j]))
 	})
 	found = found[:min(len(found), limit)]
+	snippets, err := x.snippets(ctx, found, p.match)
+	if err != nil {
+		return nil, err
+	}
 	hits := make([]Hit, len(found))
 	for i := range found {
 		hits[i] = found[i].Hit
-		if hits[i].Snippet, err = x.snippet(ctx, found[i].id, p.match); err != nil {
-			return nil, err
-		}
-		hits[i].Snippet, hits[i].Highlights = oneLine(hits[i].Snippet)
+		hits[i].Snippet, hits[i].Highlights = oneLine(snippets[found[i].id])
 	}
 	return hits, nil
 }
@@ -191,24 +190,53 @@ func (x *Index) candidates(ctx context.Context, query string, args []any) ([]sco
 // filter alone, such as failed:) shows.
 const snippetStart = 300
 
-// snippet is the part of text id around what matched, the matches marked;
-// the text's start when nothing was searched for.
-func (x *Index) snippet(ctx context.Context, id int64, match string) (string, error) {
-	var s string
-	var err error
+// snippets are the parts of the texts of hits around what matched, the
+// matches marked, by id; each text's start when nothing was searched for.
+// One query finds them all: the match is evaluated once over the range of
+// ids the hits span (the hits' ids are compared after, not looked up one
+// by one, each of which would evaluate the match again: a prefix, OR or
+// NOT query costs a whole evaluation each time). A text dropped meanwhile
+// has none.
+func (x *Index) snippets(ctx context.Context, hits []scored, match string) (map[int64]string, error) {
+	out := make(map[int64]string, len(hits))
+	if len(hits) == 0 {
+		return out, nil
+	}
+	lo, hi := hits[0].id, hits[0].id
+	args := make([]any, 0, len(hits)+4)
+	for _, h := range hits {
+		lo, hi = min(lo, h.id), max(hi, h.id)
+	}
+	var query string
 	if match == "" {
-		err = x.db.QueryRowContext(ctx, `SELECT substr(body, 1, ?) FROM fts WHERE rowid = ?`, snippetStart, id).Scan(&s)
+		// No match to evaluate: each text is looked up by its id.
+		query = `SELECT rowid, substr(body, 1, ?) FROM fts WHERE rowid IN (` + placeholders(len(hits)) + `)`
+		args = append(args, snippetStart)
 	} else {
-		err = x.db.QueryRowContext(ctx, fmt.Sprintf(`SELECT snippet(fts, 0, '%s', '%s', '…', %d) FROM fts WHERE fts MATCH ? AND rowid = ?`,
-			markOpen, markClose, snippetTokens), match, id).Scan(&s)
+		query = fmt.Sprintf(`SELECT rowid, snippet(fts, 0, '%s', '%s', '…', %d) FROM fts WHERE fts MATCH ? AND rowid >= ? AND rowid <= ? AND +rowid IN (`,
+			markOpen, markClose, snippetTokens) + placeholders(len(hits)) + `)`
+		args = append(args, match, lo, hi)
 	}
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil // dropped meanwhile
+	for _, h := range hits {
+		args = append(args, h.id)
 	}
+	rows, err := x.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return "", fmt.Errorf("search: %w", err)
+		return nil, fmt.Errorf("search: %w", err)
 	}
-	return s, nil
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var s string
+		if err := rows.Scan(&id, &s); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		out[id] = s
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return out, nil
 }
 
 func intersectKinds(a, b []Kind) []Kind {
