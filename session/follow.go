@@ -169,6 +169,12 @@ func (f *follower) step() error {
 		}
 		f.file, f.info, f.seen = file, fi, true
 	}
+	if f.pending && fi.Size() < f.offset && fi.Size() >= f.pendStart {
+		// Only the unfinished line shrank: an append cut short (a full
+		// disk) was taken back. It is read again from where it started.
+		f.offset = f.pendStart
+		f.dropPending()
+	}
 	if fi.Size() < f.offset {
 		f.fn(FollowItem{Err: ErrTruncated})
 		f.offset, f.line, f.lastSeq = 0, 0, 0 // a new beginning: pass everything on again

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -225,4 +226,39 @@ func TestFollowSeenFileReplacedBeforeStart(t *testing.T) {
 		t.Errorf("got %d items (first %+v), want only seq 3", n, items[0])
 	}
 	stop()
+}
+
+// TestFollowTakesAWithdrawnPartialLineBack: an append cut short (a full
+// disk) is taken back by the appender, shrinking the file to where the
+// unfinished line started. A follower that saw the unfinished line drops
+// it: the file was not truncated, nothing is read again or passed twice.
+func TestFollowTakesAWithdrawnPartialLineBack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	one := `{"v":1,"type":"chat_turn","seq":1,"role":"user","text":"one"}` + "\n"
+	appendLine(t, path, one+`{"v":1,"type":"chat_turn","seq":2,"role":"assistant","text":"`+strings.Repeat("cut short ", 100))
+	c, stop := startFollow(t, path, FollowOptions{NoNotify: true})
+	c.wait(t, 1) // read in one go with the unfinished line after it
+	if err := os.Truncate(path, int64(len(one))); err != nil {
+		t.Fatal(err)
+	}
+	// Shorter than what was taken back: the file stays shorter than what
+	// the follower had read.
+	appendLine(t, path, `{"v":1,"type":"chat_turn","seq":2,"role":"user","text":"two"}`+"\n")
+	items := c.wait(t, 2)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	items = append(items, c.items[len(items):]...)
+	var got []string
+	for _, it := range items {
+		switch {
+		case it.Event != nil:
+			got = append(got, it.Event.Body.(*transcript.ChatTurn).Text)
+		default:
+			got = append(got, "error: "+it.Err.Error())
+		}
+	}
+	if fmt.Sprint(got) != "[one two]" {
+		t.Errorf("the follower passed on %q, want [one two]", got)
+	}
 }

@@ -292,6 +292,39 @@ func BenchmarkIndexRebuild10000NoMeta(b *testing.B) {
 	}
 }
 
+// BenchmarkIndexRebuild10000StaleMeta is the same with the meta files as
+// `cuff exec` leaves them: written when its session started, before the
+// commands that were appended since (an exec session has no end that
+// would write it again).
+func BenchmarkIndexRebuild10000StaleMeta(b *testing.B) {
+	s := manySessions(b, 10000, true)
+	ids, err := s.sessionFiles()
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.NoSync = true
+	for _, id := range ids {
+		w, err := s.openWriter(id)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := 0
+		if err := w.Append(transcript.New(id, time.Now(), &transcript.BashRun{Command: "make", ExitCode: &c})); err != nil {
+			b.Fatal(err)
+		}
+		w.release()
+	}
+	s.NoSync = false
+	b.ResetTimer()
+	defer reportCPU(b)()
+	for b.Loop() {
+		os.Remove(s.IndexPath())
+		if all, err := s.Sessions(); err != nil || len(all) != 10000 {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkList10000 lists a store whose index is up to date: what
 // `record list` and the TUI pay on every refresh.
 func BenchmarkList10000(b *testing.B) {

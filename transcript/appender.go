@@ -119,6 +119,12 @@ func (a *Appender) Append(events ...*Event) error {
 	n, err := a.f.Write(out)
 	if err != nil {
 		a.knownSize = -1
+		if n > 0 {
+			// Cut short (a full disk fills the last page, then fails): take
+			// the part back, under the lock, rather than leave a torn line
+			// that the next append would close as a malformed one.
+			_ = a.f.Truncate(size)
+		}
 		return fmt.Errorf("write %s: %w", a.path, err)
 	}
 	if !a.opts.NoSync {
