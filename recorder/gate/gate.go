@@ -369,8 +369,12 @@ func (g *Gate) classify(command string) []Command {
 	return out
 }
 
-// parse parses shell source with a pooled parser.
+// parse parses shell source with a pooled parser; a line of plain words
+// gets its tree without one (plainLine).
 func (a *analysis) parse(src string) (*syntax.File, error) {
+	if f, ok := plainLine(src); ok {
+		return f, nil
+	}
 	p := a.g.parsers.Get().(*syntax.Parser)
 	defer a.g.parsers.Put(p)
 	a.reader.Reset(src)

@@ -32,10 +32,16 @@ func netPath(s string) bool {
 	return strings.Contains(s, "/dev/tcp/") || strings.Contains(s, "/dev/udp/")
 }
 
+// netDir reports whether the directory p, or a path below it, is one of
+// bash's network pseudo-files: netPath(p + "/") without building it.
+func netDir(p string) bool {
+	return netPath(p) || strings.HasSuffix(p, "/dev/tcp") || strings.HasSuffix(p, "/dev/udp")
+}
+
 // tempFile reports paths in a directory where writing is harmless; the
 // home folder is never one of them, even when it lies under /tmp.
 func (g *Gate) tempFile(p string) bool {
-	if h := g.realHome; h != "" && (p == h || strings.HasPrefix(p, h+"/")) {
+	if h := g.realHome; h != "" && (p == h || len(p) > len(h) && p[len(h)] == '/' && strings.HasPrefix(p, h)) {
 		return false
 	}
 	for _, t := range g.temps {
@@ -149,7 +155,7 @@ func (a *analysis) pathWord(v string) (string, bool) {
 // placeAbs resolves the absolute path p (as written) and classifies where
 // it lands.
 func (a *analysis) placeAbs(p string, follow bool) place {
-	if c := path.Clean(p); harmlessFile(c) || netPath(c+"/") {
+	if c := path.Clean(p); harmlessFile(c) || netDir(c) {
 		return place{kind: a.absKind(c), real: c}
 	}
 	key := placeKey{p, follow}

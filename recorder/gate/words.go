@@ -91,21 +91,28 @@ func wordText(src string, n syntax.Node) string {
 // resolveWord removes quotes from one word.
 func resolveWord(src string, w *syntax.Word) arg {
 	if len(w.Parts) == 1 {
-		if l, ok := w.Parts[0].(*syntax.Lit); ok && strings.IndexAny(l.Value, `\*?`) < 0 && !strings.Contains(l.Value, "[") {
-			return arg{val: l.Value}
+		switch p := w.Parts[0].(type) {
+		case *syntax.Lit:
+			if strings.IndexAny(p.Value, `\*?`) < 0 && !strings.Contains(p.Value, "[") {
+				return arg{val: p.Value}
+			}
+		case *syntax.SglQuoted:
+			if !p.Dollar {
+				return arg{val: p.Value}
+			}
 		}
 	}
 	var (
 		a    arg
-		b    strings.Builder
-		seen bool // literal text has been written
+		b    = make([]byte, 0, 128) // on the stack: the words are short
+		seen bool                   // literal text has been written
 	)
 	mark := func(dyn bool) {
 		if !seen {
 			a.lead = true
 		}
 		if dyn && !a.dyn {
-			a.dyn, a.dynAt = true, b.Len()
+			a.dyn, a.dynAt = true, len(b)
 		}
 	}
 	for _, p := range w.Parts {
@@ -117,23 +124,23 @@ func resolveWord(src string, w *syntax.Word) arg {
 				switch {
 				case c == '\\' && i+1 < len(v):
 					i++
-					b.WriteByte(v[i])
+					b = append(b, v[i])
 					seen = true
 				case c == '*' || c == '?' || c == '[' && strings.IndexByte(v[i:], ']') > 0:
 					mark(false)
 					a.glob = true
-					b.WriteByte(c)
+					b = append(b, c)
 					seen = true
 				default:
-					b.WriteByte(c)
+					b = append(b, c)
 					seen = true
 				}
 			}
 		case *syntax.SglQuoted:
 			if p.Dollar {
-				b.WriteString(ansiC(p.Value))
+				b = append(b, ansiC(p.Value)...)
 			} else {
-				b.WriteString(p.Value)
+				b = append(b, p.Value...)
 			}
 			if p.Value != "" {
 				seen = true
@@ -141,33 +148,33 @@ func resolveWord(src string, w *syntax.Word) arg {
 		case *syntax.DblQuoted:
 			for _, q := range p.Parts {
 				if l, ok := q.(*syntax.Lit); ok {
-					b.WriteString(dqUnescape(l.Value))
+					b = append(b, dqUnescape(l.Value)...)
 					if l.Value != "" {
 						seen = true
 					}
 					continue
 				}
 				mark(true)
-				b.WriteString(wordText(src, q))
+				b = append(b, wordText(src, q)...)
 				seen = true
 			}
 		case *syntax.ProcSubst:
 			a.proc = true
-			b.WriteString(wordText(src, p))
+			b = append(b, wordText(src, p)...)
 			seen = true
 		case *syntax.ExtGlob:
 			mark(false)
 			a.glob = true
-			b.WriteString(wordText(src, p))
+			b = append(b, wordText(src, p)...)
 			seen = true
 		default: // parameter, command and arithmetic expansions
 			mark(true)
 			a.split = true
-			b.WriteString(wordText(src, p))
+			b = append(b, wordText(src, p)...)
 			seen = true
 		}
 	}
-	a.val = b.String()
+	a.val = string(b)
 	return a
 }
 

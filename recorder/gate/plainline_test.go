@@ -1,0 +1,74 @@
+package gate
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// checkPlainLine fails when plainLine takes src and builds a tree other
+// than the parser's.
+func checkPlainLine(t *testing.T, src string) bool {
+	t.Helper()
+	got, ok := plainLine(src)
+	if !ok {
+		return false
+	}
+	want, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		t.Fatalf("plainLine took %q, which the parser refuses: %v", src, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		var g, w strings.Builder
+		syntax.DebugPrint(&g, got)
+		syntax.DebugPrint(&w, want)
+		t.Fatalf("plainLine(%q) differs from the parser:\n%s\nwant:\n%s", src, g.String(), w.String())
+	}
+	return true
+}
+
+func TestPlainLineMatchesTheParserOnTheCorpora(t *testing.T) {
+	taken, all := 0, 0
+	for _, f := range []string{"testdata/everyday.txt", "testdata/risky.txt", "testdata/heldout/everyday.txt", "testdata/heldout/attack.txt"} {
+		for _, c := range readCorpus(t, f) {
+			all++
+			if checkPlainLine(t, c) {
+				taken++
+			}
+		}
+	}
+	t.Logf("%d of %d corpus lines are plain", taken, all)
+	if taken == 0 {
+		t.Fatal("no corpus line is plain")
+	}
+}
+
+func TestPlainLineLeavesTheRestToTheParser(t *testing.T) {
+	for _, src := range []string{"", "   ", "a=1 ls", "x=1", "ls >f", "ls;rm f", "ls && rm f", "ls | sh", "echo $HOME",
+		"echo ~", "ls *.go", "echo 'a'", `echo "a"`, `echo a\ b`, "echo {a,b}", "ls # c", "ls\nrm f", "if true", "time ls",
+		"export A=1", "declare -x A", "let a=1", "coproc ls", "function f", "ls &", "! ls", "(ls)", "echo a[1]", "echo `ls`",
+		"[[ -f x ]]", "echo ?", "ls\x00", "echo é"} {
+		if _, ok := plainLine(src); ok {
+			t.Errorf("plainLine took %q", src)
+		}
+	}
+	for _, src := range []string{"git status", " go  test\t./... ", "ls -la src/", "echo if then fi", "cmd a=b c,d e:f g@h i%j k+l -",
+		"./gradlew test", "/usr/bin/env"} {
+		if !checkPlainLine(t, src) {
+			t.Errorf("plainLine left %q to the parser", src)
+		}
+	}
+}
+
+// FuzzPlainLineMatchesParser holds plainLine's tree equal to the parser's
+// for every line it takes.
+func FuzzPlainLineMatchesParser(f *testing.F) {
+	for _, s := range []string{"git status", "go test ./...", "a=b c", "ls -la\tsrc", "echo if", "x y=z", "", " - ", "@ % +"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		checkPlainLine(t, src)
+	})
+}
