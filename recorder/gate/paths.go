@@ -189,7 +189,10 @@ func (a *analysis) placeReal(real string, via bool, r resolved) place {
 		if real == a.g.root {
 			pl.rel = "."
 		} else {
-			pl.rel = strings.TrimPrefix(real, a.g.root+"/")
+			pl.rel = real // strings.TrimPrefix(real, root+"/") without building it
+			if below(real, a.g.root) {
+				pl.rel = real[len(a.g.root)+1:]
+			}
 		}
 	}
 	return pl

@@ -295,6 +295,7 @@ type collector struct {
 	// members marks the parts of pipelines.
 	members  map[*syntax.Stmt]bool
 	loops    int
+	walk     func(syntax.Node) bool // c.visit
 	siteBuf  [4]site
 	stackBuf [24]syntax.Node
 }
@@ -303,7 +304,10 @@ type collector struct {
 func (c *collector) collect(src string, f *syntax.File) []site {
 	c.src = src
 	c.sites, c.stack = c.siteBuf[:0], c.stackBuf[:0]
-	syntax.Walk(f, c.visit)
+	if c.walk == nil {
+		c.walk = c.visit // made once: a method value is an allocation
+	}
+	syntax.Walk(f, c.walk)
 	return c.sites
 }
 

@@ -136,6 +136,12 @@ func publicSSH(base string) bool {
 		base == "authorized_keys"
 }
 
+// below reports whether the path s lies below dir: it starts with dir
+// and a slash (strings.HasPrefix(s, dir+"/") without building it).
+func below(s, dir string) bool {
+	return len(s) > len(dir) && s[len(dir)] == '/' && s[:len(dir)] == dir
+}
+
 // containsSecrets reports whether reading the directory p recursively
 // reads credentials: it is the home folder or one above it, or a
 // directory with a credential store inside, or it holds a credential
@@ -143,20 +149,20 @@ func publicSSH(base string) bool {
 func (a *analysis) containsSecrets(p string, hidden bool) string {
 	g := a.g
 	for _, h := range [...]string{g.realHome, g.home} {
-		if h != "" && hidden && (p == h || p == "/" || strings.HasPrefix(h, p+"/")) {
+		if h != "" && hidden && (p == h || p == "/" || below(h, p)) {
 			return p + " holds the home folder's credential stores (~/.ssh, ~/.aws, ...)"
 		}
-		if h != "" && hidden && strings.HasPrefix(p, h+"/") {
-			rel := strings.TrimPrefix(p, h+"/")
+		if h != "" && hidden && below(p, h) {
+			rel := p[len(h)+1:]
 			for _, s := range homeSecrets {
-				if strings.HasPrefix(s, rel+"/") {
+				if below(s, rel) {
 					return "~/" + rel + " holds ~/" + s
 				}
 			}
 		}
 	}
 	for _, s := range systemSecrets {
-		if strings.HasPrefix(s, p+"/") || p == "/" {
+		if below(s, p) || p == "/" {
 			return p + " holds " + s
 		}
 	}

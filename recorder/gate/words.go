@@ -56,6 +56,12 @@ func expandWord(src string, w *syntax.Word, out []arg) []arg {
 	if !hasBrace(w) {
 		return append(out, resolveWord(src, w))
 	}
+	return expandBraces(src, w, out)
+}
+
+// expandBraces is expandWord for a word with a brace (kept apart: what its
+// loop captures lives on the heap).
+func expandBraces(src string, w *syntax.Word, out []arg) []arg {
 	text := wordText(src, w)
 	if !syntax.SplitBraces(w) {
 		return append(out, resolveWord(src, w))
