@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -90,7 +91,8 @@ type Gate struct {
 	realHome    string
 	secrets     []secretPlace
 	// known maps directories resolved when the gate was made (the
-	// workspace root, as given and as it really is) to their real paths.
+	// workspace root, as given and as it really is, the home folder and
+	// the temporary directories) to their real paths, longest first.
 	known          []knownDir
 	protected      []string
 	globalHooks    sync.Once // reads globalHooksDir
@@ -170,6 +172,20 @@ func New(opts Options) (*Gate, error) {
 			}
 		}
 	}
+	// The home folder and the temporary directories, when no link lies on
+	// their way (so that following them gives the same answer), are
+	// resolved now too, as the workspace is: the paths below them are still
+	// looked up at every decision. Longest first, so that a path starts
+	// from the nearest.
+	for _, d := range append([]string{g.home}, g.temps...) {
+		if d == "" || d == "/" || realDir(d) != d || slices.ContainsFunc(g.known, func(k knownDir) bool { return k.given == d }) {
+			continue
+		}
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			g.known = append(g.known, knownDir{d, d})
+		}
+	}
+	slices.SortStableFunc(g.known, func(x, y knownDir) int { return len(y.given) - len(x.given) })
 	g.parsers.New = func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }
 	g.analyses.New = func() any { return new(analysis) }
 	return g, nil
