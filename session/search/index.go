@@ -12,6 +12,11 @@
 // middle of an update leaves an index that is consistent, and the next
 // update goes on from there. Text is redacted as the store redacts before
 // it is indexed: the index never holds a secret the store would not.
+//
+// The index is split into shards, each a database of its own holding the
+// sessions whose paths hash to it, so that an update writes them at once
+// (SQLite writes one transaction at a time per database, and most of the
+// work of indexing is FTS5's, in the writer) and a search asks each.
 package search
 
 import (
@@ -19,6 +24,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -31,8 +37,12 @@ import (
 )
 
 // schemaVersion is the layout of the database; an index of another
-// version is rebuilt.
-const schemaVersion = 1
+// version is rebuilt. (2: split into shardCount shards.)
+const schemaVersion = 2
+
+// shardCount is how many databases the index is split into; a session
+// is in the one its path hashes to (see shardOf), always the same one.
+const shardCount = 2
 
 // FTS5's settings: how many bytes of new terms it holds in memory before
 // writing them out, and how many segments of one level it lets pile up
@@ -77,16 +87,38 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, tokenize='unicode61 remo
 
 // Index is an open search index.
 type Index struct {
-	db       *sql.DB
-	path     string
-	redactor *redact.Redactor
+	shards []*shard
+	path   string
 	// Rebuilt says that Open found the index missing, damaged or of an
 	// older layout and started it afresh.
 	Rebuilt bool
 }
 
+// shard is one of the index's databases.
+type shard struct {
+	db       *sql.DB
+	path     string
+	redactor *redact.Redactor
+}
+
+// shardPath is the file of shard i of the index at path: path itself for
+// the first.
+func shardPath(path string, i int) string {
+	if i == 0 {
+		return path
+	}
+	return path + "." + strconv.Itoa(i)
+}
+
+// shardOf is the shard that holds the session in the file at path.
+func shardOf(path string, n int) int {
+	h := fnv.New32a()
+	h.Write([]byte(path)) // a hash's Write never fails
+	return int(h.Sum32() % uint32(n))
+}
+
 // Open opens the index at path, creating it (and its folder) when it is
-// missing and starting it afresh when it is damaged or of an older
+// missing and starting a shard afresh when it is damaged or of an older
 // layout. Text is redacted with r before it is indexed (nil: not at all).
 func Open(ctx context.Context, path string, r *redact.Redactor) (*Index, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -97,31 +129,35 @@ func Open(ctx context.Context, path string, r *redact.Redactor) (*Index, error) 
 		return nil, err
 	}
 	defer unlock()
-	_, statErr := os.Stat(path)
-	x, err := open(ctx, path, r)
-	if err != nil && damaged(err) {
-		removeDB(path)
-		x, err = open(ctx, path, r)
-		if x != nil {
+	x := &Index{path: path}
+	for i := range shardCount {
+		p := shardPath(path, i)
+		_, statErr := os.Stat(p)
+		s, err := openShard(ctx, p, r)
+		if err != nil && damaged(err) {
+			removeDB(p)
+			s, err = openShard(ctx, p, r)
 			x.Rebuilt = true
 		}
+		if err != nil {
+			x.Close()
+			return nil, fmt.Errorf("search index %s: %w", p, err)
+		}
+		x.Rebuilt = x.Rebuilt || errors.Is(statErr, os.ErrNotExist)
+		x.shards = append(x.shards, s)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("search index %s: %w", path, err)
-	}
-	x.Rebuilt = x.Rebuilt || errors.Is(statErr, os.ErrNotExist)
 	return x, nil
 }
 
-func open(ctx context.Context, path string, r *redact.Redactor) (*Index, error) {
+func openShard(ctx context.Context, path string, r *redact.Redactor) (*shard, error) {
 	dsn := "file:" + path + "?_txlock=immediate&_pragma=busy_timeout(" + strconv.Itoa(int(busyTimeout.Milliseconds())) +
 		")&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err
 	}
-	x := &Index{db: db, path: path, redactor: r}
-	if err := x.prepare(ctx); err != nil {
+	s := &shard{db: db, path: path, redactor: r}
+	if err := s.prepare(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -129,12 +165,12 @@ func open(ctx context.Context, path string, r *redact.Redactor) (*Index, error) 
 		db.Close()
 		return nil, err
 	}
-	return x, nil
+	return s, nil
 }
 
 // prepare creates the tables, or starts them afresh when their layout is
 // of another version.
-func (x *Index) prepare(ctx context.Context) error {
+func (x *shard) prepare(ctx context.Context) error {
 	if _, err := x.db.ExecContext(ctx, schema); err != nil {
 		return err
 	}
@@ -184,7 +220,9 @@ func Remove(path string) {
 	if unlock, err := lockFile(path + ".lock"); err == nil {
 		defer unlock()
 	}
-	removeDB(path)
+	for i := range shardCount {
+		removeDB(shardPath(path, i))
+	}
 }
 
 // removeDB removes a database and its journal files.
@@ -216,7 +254,13 @@ func lockFile(path string) (func(), error) {
 }
 
 // Close closes the index.
-func (x *Index) Close() error { return x.db.Close() }
+func (x *Index) Close() error {
+	var errs []error
+	for _, s := range x.shards {
+		errs = append(errs, s.db.Close())
+	}
+	return errors.Join(errs...)
+}
 
 // Path is the database file.
 func (x *Index) Path() string { return x.path }

@@ -65,9 +65,10 @@ const snippetTokens = 24
 // weighs relevance (bm25) and recency.
 const ageScale = 30 * 24 * time.Hour
 
-// candidates is how many of the most recent matches a query ranks: a word
-// found in half the history is ranked among its recent uses, so that
-// every query costs about the same.
+// candidates is how many of the most recent matches a query ranks (each
+// shard's share of them: its most recent): a word found in half the
+// history is ranked among its recent uses, so that every query costs
+// about the same.
 const candidates = 500
 
 // Search runs a query; hits come best first, by relevance (BM25) and
@@ -128,42 +129,63 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		query = `SELECT d.id, bm25(fts), s.session, s.source, s.agent, s.title, s.path, d.kind, d.ts, d.seq, d.failed, d.tool
 FROM fts JOIN docs d ON d.id = fts.rowid JOIN sessions s ON s.id = d.sess
 WHERE ` + strings.Join(where, " AND ") + ` ORDER BY fts.rowid DESC LIMIT ?`
-		args = append(args, candidates)
+		args = append(args, candidates/len(x.shards))
 	} else {
 		query = `SELECT d.id, 0, s.session, s.source, s.agent, s.title, s.path, d.kind, d.ts, d.seq, d.failed, d.tool
 FROM docs d JOIN sessions s ON s.id = d.sess
 WHERE ` + strings.Join(where, " AND ") + ` ORDER BY d.ts DESC LIMIT ?`
 		args = append(args, limit)
 	}
-	found, err := x.candidates(ctx, query, args)
-	if err != nil {
-		return nil, err
+	var found []scored
+	for i, s := range x.shards {
+		more, err := s.candidates(ctx, i, query, args)
+		if err != nil {
+			return nil, err
+		}
+		found = append(found, more...)
 	}
+	// Best first; among equals (every hit of a search without words),
+	// the newest first.
 	age := func(h *scored) float64 { return max(0, float64(now.Sub(h.Time))) / float64(ageScale) }
 	sort.SliceStable(found, func(i, j int) bool {
-		return found[i].score/(1+age(&found[i])) < found[j].score/(1+age(&found[j]))
+		a, b := found[i].score/(1+age(&found[i])), found[j].score/(1+age(&found[j]))
+		if a != b {
+			return a < b
+		}
+		return found[i].Time.After(found[j].Time)
 	})
 	found = found[:min(len(found), limit)]
-	snippets, err := x.snippets(ctx, found, p.match)
-	if err != nil {
-		return nil, err
+	snippets := map[[2]int64]string{}
+	for i, s := range x.shards {
+		var of []scored
+		for _, h := range found {
+			if h.shard == i {
+				of = append(of, h)
+			}
+		}
+		if err := s.snippets(ctx, of, p.match, snippets); err != nil {
+			return nil, err
+		}
 	}
 	hits := make([]Hit, len(found))
-	for i := range found {
-		hits[i] = found[i].Hit
-		hits[i].Snippet, hits[i].Highlights = oneLine(snippets[found[i].id])
+	for i, h := range found {
+		hits[i] = h.Hit
+		hits[i].Snippet, hits[i].Highlights = oneLine(snippets[[2]int64{int64(h.shard), h.id}])
 	}
 	return hits, nil
 }
 
-// scored is a match with its relevance (BM25: lower is better).
+// scored is a match with its relevance (BM25: lower is better), its text
+// id in its shard.
 type scored struct {
 	Hit
+	shard int
 	id    int64
 	score float64
 }
 
-func (x *Index) candidates(ctx context.Context, query string, args []any) ([]scored, error) {
+// candidates runs a search's query in shard number n.
+func (x *shard) candidates(ctx context.Context, n int, query string, args []any) ([]scored, error) {
 	rows, err := x.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
@@ -171,7 +193,7 @@ func (x *Index) candidates(ctx context.Context, query string, args []any) ([]sco
 	defer rows.Close()
 	var out []scored
 	for rows.Next() {
-		var h scored
+		h := scored{shard: n}
 		var kind int
 		var ts int64
 		if err := rows.Scan(&h.id, &h.score, &h.SessionID, &h.Source, &h.Agent, &h.Title, &h.Path, &kind, &ts, &h.Seq, &h.Failed, &h.Tool); err != nil {
@@ -190,17 +212,17 @@ func (x *Index) candidates(ctx context.Context, query string, args []any) ([]sco
 // filter alone, such as failed:) shows.
 const snippetStart = 300
 
-// snippets are the parts of the texts of hits around what matched, the
-// matches marked, by id; each text's start when nothing was searched for.
+// snippets puts in out, by shard and id, the parts of the texts of hits
+// (of this shard) around what matched, the matches marked; each text's
+// start when nothing was searched for.
 // One query finds them all: the match is evaluated once over the range of
 // ids the hits span (the hits' ids are compared after, not looked up one
 // by one, each of which would evaluate the match again: a prefix, OR or
 // NOT query costs a whole evaluation each time). A text dropped meanwhile
 // has none.
-func (x *Index) snippets(ctx context.Context, hits []scored, match string) (map[int64]string, error) {
-	out := make(map[int64]string, len(hits))
+func (x *shard) snippets(ctx context.Context, hits []scored, match string, out map[[2]int64]string) error {
 	if len(hits) == 0 {
-		return out, nil
+		return nil
 	}
 	lo, hi := hits[0].id, hits[0].id
 	args := make([]any, 0, len(hits)+4)
@@ -222,21 +244,21 @@ func (x *Index) snippets(ctx context.Context, hits []scored, match string) (map[
 	}
 	rows, err := x.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id int64
 		var s string
 		if err := rows.Scan(&id, &s); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
+			return fmt.Errorf("search: %w", err)
 		}
-		out[id] = s
+		out[[2]int64{int64(hits[0].shard), id}] = s
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return fmt.Errorf("search: %w", err)
 	}
-	return out, nil
+	return nil
 }
 
 func intersectKinds(a, b []Kind) []Kind {

@@ -128,25 +128,85 @@ type batch struct {
 // Update brings the index up to date with files: what was appended to
 // each since the last update is read and indexed, a file that was
 // rewritten is indexed afresh, and the sessions whose files are gone are
-// dropped. Files are read several at a time (one per processor) and
-// written by one writer, a part (about chunkBytes) per transaction.
+// dropped. The shards are updated at once, each with its own writer;
+// files are read several at a time (one per processor per shard) and
+// written a part (about chunkBytes) per transaction.
 func (x *Index) Update(ctx context.Context, files []File, opts UpdateOptions) (UpdateStats, error) {
+	parts := make([][]File, len(x.shards))
+	for _, f := range files {
+		i := shardOf(f.Path, len(x.shards))
+		parts[i] = append(parts[i], f)
+	}
+	plans := make([]*shardPlan, len(x.shards))
+	var total int64
+	for i, s := range x.shards {
+		p, err := s.plan(ctx, parts[i])
+		if err != nil {
+			return UpdateStats{}, err
+		}
+		plans[i], total = p, total+p.total
+	}
+	var mu sync.Mutex
+	var done int64
+	progress := func(n int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		done += n
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+	}
+	stats := make([]UpdateStats, len(x.shards))
+	errs := make([]error, len(x.shards))
+	var wg sync.WaitGroup
+	for i, s := range x.shards {
+		wg.Go(func() { stats[i], errs[i] = s.apply(ctx, plans[i], progress) })
+	}
+	wg.Wait()
 	var st UpdateStats
+	for _, s := range stats {
+		st.Sessions += s.Sessions
+		st.Bytes += s.Bytes
+		st.Docs += s.Docs
+		st.Removed += s.Removed
+		st.Lost += s.Lost
+	}
+	return st, errors.Join(errs...)
+}
+
+// shardPlan is what an update of one shard has to do.
+type shardPlan struct {
+	tasks []*task
+	gone  []string
+	rows  map[string]*row
+	total int64 // bytes to read
+}
+
+// plan compares the shard's files with what it holds.
+func (x *shard) plan(ctx context.Context, files []File) (*shardPlan, error) {
 	rows, err := x.rows(ctx)
 	if err != nil {
-		return st, err
+		return nil, err
 	}
-	tasks, gone := plan(files, rows)
-	for _, path := range gone {
-		if err := x.drop(ctx, path, rows[path].id); err != nil {
+	p := &shardPlan{rows: rows}
+	p.tasks, p.gone = plan(files, rows)
+	for _, t := range p.tasks {
+		p.total += t.size - t.from
+	}
+	return p, nil
+}
+
+// apply carries out a shard's plan, telling progress how many bytes of
+// it each part written covers.
+func (x *shard) apply(ctx context.Context, p *shardPlan, progress func(int64)) (UpdateStats, error) {
+	var st UpdateStats
+	for _, path := range p.gone {
+		if err := x.drop(ctx, path, p.rows[path].id); err != nil {
 			return st, err
 		}
 		st.Removed++
 	}
-	var total int64
-	for _, t := range tasks {
-		total += t.size - t.from
-	}
+	tasks := p.tasks
 	batches := make(chan *batch, 2*runtime.GOMAXPROCS(0))
 	work := make(chan *task)
 	var wg sync.WaitGroup
@@ -169,7 +229,6 @@ func (x *Index) Update(ctx context.Context, files []File, opts UpdateOptions) (U
 			}
 		}
 	}()
-	var done int64
 	var werr error
 	w := &writer{x: x}
 	defer w.rollback()
@@ -195,10 +254,7 @@ func (x *Index) Update(ctx context.Context, files []File, opts UpdateOptions) (U
 				st.Sessions++
 			}
 		}
-		done += b.upto - b.from
-		if opts.Progress != nil {
-			opts.Progress(done, total)
-		}
+		progress(b.upto - b.from)
 	}
 	if werr == nil {
 		werr = w.commit()
@@ -220,7 +276,7 @@ const (
 
 // writer writes parts in transactions of several.
 type writer struct {
-	x     *Index
+	x     *shard
 	tx    *sql.Tx
 	bytes int64
 	since time.Time
@@ -305,7 +361,7 @@ func plan(files []File, rows map[string]*row) ([]*task, []string) {
 }
 
 // rows loads what the index holds of each file.
-func (x *Index) rows(ctx context.Context) (map[string]*row, error) {
+func (x *shard) rows(ctx context.Context) (map[string]*row, error) {
 	rs, err := x.db.QueryContext(ctx, `SELECT id, path, size, mtime, upto FROM sessions`)
 	if err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
@@ -325,7 +381,7 @@ func (x *Index) rows(ctx context.Context) (map[string]*row, error) {
 
 // read decodes a task's file from where it is indexed up to its last whole
 // line, a part at a time, and sends the parts to be written.
-func (x *Index) read(ctx context.Context, t *task, out chan<- *batch) {
+func (x *shard) read(ctx context.Context, t *task, out chan<- *batch) {
 	send := func(b *batch) bool {
 		select {
 		case out <- b:
@@ -427,7 +483,7 @@ func (d *lineDecoder) flush(emit func(*transcript.Event) error) error {
 // to where the batch starts, as the update found it (another process may
 // have gone on meanwhile: then nothing is written and write reports
 // false, and the rest of the file is left to that process).
-func (x *Index) write(ctx context.Context, tx *sql.Tx, b *batch) (bool, error) {
+func (x *shard) write(ctx context.Context, tx *sql.Tx, b *batch) (bool, error) {
 	t := b.t
 	var r row
 	err := tx.QueryRowContext(ctx, `SELECT id, size, mtime, upto FROM sessions WHERE path = ?`, t.file.Path).Scan(&r.id, &r.size, &r.mtime, &r.upto)
@@ -555,7 +611,7 @@ func dropDocs(ctx context.Context, tx *sql.Tx, sess int64) error {
 }
 
 // drop removes a session whose file is gone.
-func (x *Index) drop(ctx context.Context, path string, id int64) error {
+func (x *shard) drop(ctx context.Context, path string, id int64) error {
 	tx, err := x.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("search index: %w", err)

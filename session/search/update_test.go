@@ -99,10 +99,13 @@ func TestOpenRebuildsDamagedIndex(t *testing.T) {
 	}
 	update(t, x, h)
 	x.Close()
-	if err := os.WriteFile(path, []byte(strings.Repeat("not a database ", 1000)), 0o600); err != nil {
-		t.Fatal(err)
+	for i := range shardCount { // every shard damaged
+		p := shardPath(path, i)
+		if err := os.WriteFile(p, []byte(strings.Repeat("not a database ", 1000)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(p + "-wal")
 	}
-	os.Remove(path + "-wal")
 	y := openIndex(t, path)
 	if !y.Rebuilt {
 		t.Fatal("a damaged index is not reported rebuilt")
@@ -111,7 +114,7 @@ func TestOpenRebuildsDamagedIndex(t *testing.T) {
 	if n := len(search(t, y, Query{Text: "zebracorn"})); n != 1 {
 		t.Fatalf("after the rebuild: %d hits", n)
 	}
-	if _, err := y.db.Exec(`UPDATE meta SET value = '0' WHERE key = 'version'`); err != nil {
+	if _, err := y.shards[shardCount-1].db.Exec(`UPDATE meta SET value = '0' WHERE key = 'version'`); err != nil {
 		t.Fatal(err)
 	}
 	y.Close()
@@ -144,5 +147,34 @@ func TestConcurrentUpdates(t *testing.T) {
 		if len(got) != len(want) {
 			t.Errorf("%q: %d hits after two writers, %d after one", q, len(got), len(want))
 		}
+	}
+}
+
+// Sessions are spread over every shard, each in the one its path hashes
+// to, and a search finds texts in all of them.
+func TestShardsShareTheSessions(t *testing.T) {
+	h := newHistory(t)
+	x := openIndex(t, filepath.Join(t.TempDir(), "search.db"))
+	update(t, x, h)
+	for i, s := range x.shards {
+		rows, err := s.rows(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) == 0 {
+			t.Errorf("shard %d holds no session", i)
+		}
+		for path := range rows {
+			if shardOf(path, shardCount) != i {
+				t.Errorf("%s is in shard %d, not %d", path, i, shardOf(path, shardCount))
+			}
+		}
+	}
+	in := map[int]bool{}
+	for _, hit := range search(t, x, Query{Text: "the", Limit: 100000}) {
+		in[shardOf(hit.Path, shardCount)] = true
+	}
+	if len(in) != shardCount {
+		t.Errorf("hits from %d shards of %d", len(in), shardCount)
 	}
 }
