@@ -57,6 +57,18 @@ func (c *call) agentCode(what string) {
 func (c *call) safeArgs() { c.e.argSafe = true }
 
 // command classifies the words of a simple command into e.
+// newCall places c in the analysis's own storage while it lasts, on the
+// heap beyond it.
+func (a *analysis) newCall(c call) *call {
+	if a.usedCalls < len(a.calls) {
+		p := &a.calls[a.usedCalls]
+		a.usedCalls++
+		*p = c
+		return p
+	}
+	return &c
+}
+
 func (a *analysis) command(e *Command, argv []arg, cx cmdCtx) {
 	e.Argv = make([]string, len(argv))
 	for i, x := range argv {
@@ -79,10 +91,10 @@ func (a *analysis) command(e *Command, argv []arg, cx cmdCtx) {
 	case assignWord(prog.val):
 		// Only the shell treats NAME=value as an assignment; as a wrapped
 		// command it is one anyway for env. Check it as env would.
-		c := &call{a: a, e: e, name: "env", prog: "env", args: argv, cx: cx}
+		c := a.newCall(call{a: a, e: e, name: "env", prog: "env", args: argv, cx: cx})
 		c.env()
 	default:
-		c := &call{a: a, e: e, name: name, prog: prog.val, args: argv[1:], cx: cx}
+		c := a.newCall(call{a: a, e: e, name: name, prog: prog.val, args: argv[1:], cx: cx})
 		a.analyze(c)
 		if why := c.envDump(); why != "" {
 			c.risky(secretPrefix + why)

@@ -103,10 +103,7 @@ func (a *analysis) resolve(p string, follow bool) resolved {
 			missing = false // a directory made earlier in the line may be on the way
 			continue
 		}
-		cand := r.path + "/" + comp
-		if r.path == "/" {
-			cand = "/" + comp
-		}
+		cand := joinPath(p, r.path, comp)
 		last := strings.Trim(rest, "/") == "" && !strings.HasSuffix(p, "/")
 		if _, made := a.made[cand]; missing && !made || cand == "/proc" || strings.HasPrefix(cand, "/proc/") {
 			// Below a missing directory nothing exists; under /proc the
@@ -139,6 +136,22 @@ func (a *analysis) resolve(p string, follow bool) resolved {
 		rest = li.target + "/" + rest
 	}
 	return r
+}
+
+// joinPath is dir + "/" + comp ("/" + comp when dir is the root), taken
+// from p when p starts with it, as it mostly does: no string is built.
+func joinPath(p, dir, comp string) string {
+	if dir == "/" {
+		if n := 1 + len(comp); len(p) >= n && p[0] == '/' && p[1:n] == comp {
+			return p[:n]
+		}
+		return "/" + comp
+	}
+	d := len(dir)
+	if n := d + 1 + len(comp); len(p) >= n && p[d] == '/' && p[:d] == dir && p[d+1:n] == comp {
+		return p[:n]
+	}
+	return dir + "/" + comp
 }
 
 // realDir resolves a directory given at configuration time (the workspace,

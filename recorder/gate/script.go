@@ -46,11 +46,14 @@ type analysis struct {
 	// Reused between command lines (the analysis is pooled by the Gate):
 	// storage for the first commands, one collector per nesting level of
 	// scripts, and the parser's reader.
-	arena  [arenaSize]Command
-	used   int
-	cols   []*collector
-	level  int
-	reader strings.Reader
+	arena [arenaSize]Command
+	used  int
+	calls [arenaSize]call
+	// usedCalls counts the calls taken from calls.
+	usedCalls int
+	cols      []*collector
+	level     int
+	reader    strings.Reader
 }
 
 // arenaSize is how many simple commands an analysis holds without
@@ -62,6 +65,8 @@ func (a *analysis) reset(g *Gate) {
 	for i := range a.used {
 		a.arena[i] = Command{}
 	}
+	clear(a.calls[:a.usedCalls])
+	a.usedCalls = 0
 	clear(a.entries)
 	a.g, a.entries, a.cwd, a.used, a.level = g, a.entries[:0], g.dir, 0, 0
 	a.depth, a.over, a.salvaging, a.wroteCode, a.cdMayFail = 0, false, false, "", false
