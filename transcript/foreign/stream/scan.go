@@ -190,14 +190,9 @@ func (s *Scanner) Members(i int, fields *Fields, member func(field, v int) (int,
 		if !ok {
 			return 0, false
 		}
-		i = s.Space(i)
-		switch s.Byte(i) {
-		case ',':
-			i = s.Space(i + 1)
-		case '}':
-			return i + 1, true
-		default:
-			return 0, false
+		var last bool
+		if i, last, ok = s.next(i, '}'); last || !ok {
+			return i, ok
 		}
 	}
 }
@@ -219,16 +214,25 @@ func (s *Scanner) Elements(i int, elem func(v int) (int, bool)) (int, bool) {
 		if i, ok = elem(i); !ok {
 			return 0, false
 		}
-		i = s.Space(i)
-		switch s.Byte(i) {
-		case ',':
-			i = s.Space(i + 1)
-		case ']':
-			return i + 1, true
-		default:
-			return 0, false
+		var last bool
+		if i, last, ok = s.next(i, ']'); last || !ok {
+			return i, ok
 		}
 	}
+}
+
+// next reads what follows an object's member or an array's element at i:
+// a comma (then next is where the next one starts) or close (then end is
+// true and next is the index after it).
+func (s *Scanner) next(i int, close byte) (next int, end, ok bool) {
+	i = s.Space(i)
+	switch s.Byte(i) {
+	case ',':
+		return s.Space(i + 1), false, true
+	case close:
+		return i + 1, true, true
+	}
+	return 0, false, false
 }
 
 func (s *Scanner) enter() bool {
@@ -393,14 +397,9 @@ func (s *Scanner) Skip(i int) (int, bool) {
 			if i, ok = s.Skip(s.Space(i + 1)); !ok {
 				return 0, false
 			}
-			i = s.Space(i)
-			switch s.Byte(i) {
-			case ',':
-				i = s.Space(i + 1)
-			case '}':
-				return i + 1, true
-			default:
-				return 0, false
+			var last bool
+			if i, last, ok = s.next(i, '}'); last || !ok {
+				return i, ok
 			}
 		}
 	case c == '[':
