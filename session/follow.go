@@ -75,6 +75,21 @@ type LineDecoder interface {
 	Flush(out stream.Emit) error
 }
 
+// Waker is a LineDecoder that asks to be flushed again at a time of its own
+// though its file stays quiet: Claude Code's decoder, while a sub-agent
+// writes a file of its own (see claude.Decoder.Wake).
+type Waker interface {
+	Wake() (at time.Time, ok bool)
+}
+
+// wakeAt is when the decoder dec asks to be flushed again, if it does.
+func wakeAt(dec LineDecoder) (time.Time, bool) {
+	if w, ok := dec.(Waker); ok {
+		return w.Wake()
+	}
+	return time.Time{}, false
+}
+
 // Follow calls fn with every event in the JSONL file at path from
 // opts.From on, then with each event appended later, until ctx is done
 // (returning nil) or the file is removed (ErrRemoved). A file that does not
@@ -91,14 +106,22 @@ func Follow(ctx context.Context, path string, opts FollowOptions, fn func(Follow
 		f.open = *opts.Runs
 	}
 	defer f.close()
+	timer := time.NewTimer(SafetyPoll)
+	defer timer.Stop()
 	for {
 		if err := f.step(); err != nil {
 			return err
+		}
+		var again <-chan time.Time
+		if at, ok := wakeAt(f.decoder); ok {
+			timer.Reset(max(time.Until(at), minWait))
+			again = timer.C
 		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-wake:
+		case <-again:
 		}
 	}
 }

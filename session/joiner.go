@@ -60,6 +60,9 @@ type callGroup struct {
 	asking bool
 }
 
+// owner is the agent that made a call and the delegation it made it in.
+type owner struct{ agent, parent string }
+
 // held is a transcript event a live joiner waits with.
 type held struct {
 	ev       *transcript.Event
@@ -88,6 +91,7 @@ type joiner struct {
 	end      *transcript.Event   // the recording's latest session_end
 	held     []held
 	started  map[string]transcript.Type // calls whose start was written, and its kind
+	owner    map[string]owner           // who made each call whose start was written
 	ended    map[string]bool            // calls whose end was written
 	command  map[string]string          // the command of each bash call written
 	said     map[string]int             // chat turns written from cuff's record (role and text), to write each once
@@ -100,7 +104,7 @@ type joiner struct {
 
 func newJoiner(id string, hasTranscript bool, emit func(*transcript.Event) error) *joiner {
 	return &joiner{id: id, emit: emit, transcript: hasTranscript, now: time.Now,
-		groups: map[string]*callGroup{}, started: map[string]transcript.Type{}, ended: map[string]bool{},
+		groups: map[string]*callGroup{}, started: map[string]transcript.Type{}, owner: map[string]owner{}, ended: map[string]bool{},
 		command: map[string]string{}, said: map[string]int{}, tasks: map[string]string{}}
 }
 
@@ -168,9 +172,16 @@ func (j *joiner) out(ev *transcript.Event) {
 			Commands: m.AllCommands(), Failures: m.Failures(), TimedOut: m.CommandsTimedOut, Approvals: m.Approvals}
 		c.Body = &e
 	}
+	h := halfOf(&c)
+	if o, ok := j.owner[c.CallID]; ok && h == halfEnd {
+		// A call ends where it started: on its agent, in its nesting
+		// (cuff may not know a sub-agent's delegation the transcript shows).
+		c.AgentID, c.ParentCallID = o.agent, o.parent
+	}
 	j.meta.add(&c)
-	if h := halfOf(&c); h == halfStart {
+	if h == halfStart {
 		j.started[c.CallID] = c.Type
+		j.owner[c.CallID] = owner{agent: c.AgentID, parent: c.ParentCallID}
 		if b, ok := c.Body.(*transcript.BashStart); ok {
 			j.command[c.CallID] = b.Command
 		}
@@ -225,6 +236,9 @@ func (j *joiner) Recording(ev *transcript.Event) error {
 		return j.err
 	}
 	id := ev.CallID
+	if j.started[id] == transcript.TypeDelegation && halfOf(ev) != halfNone && !nests(ev) {
+		return j.err // the transcript shows the call as the delegation it started (see asDelegation)
+	}
 	g := j.groups[id]
 	if g == nil {
 		g = &callGroup{id: id, first: ev.TS}
@@ -318,6 +332,9 @@ func (j *joiner) take(ev *transcript.Event, mayWait bool) (wait bool) {
 			return false
 		}
 		g := j.groups[id]
+		if g != nil && nests(ev) {
+			g.asDelegation()
+		}
 		switch {
 		case g != nil && g.start != nil:
 			j.writeGroupStart(g, ev)
@@ -371,6 +388,32 @@ func (j *joiner) take(ev *transcript.Event, mayWait bool) (wait bool) {
 		j.out(ev)
 	}
 	return false
+}
+
+// asDelegation leaves out cuff's start and end of a call the transcript
+// shows as a delegation when cuff recorded them as a tool's (SendMessage
+// to a sub-agent that had stopped runs it again: cuff's hook sees a tool
+// that returns at once, the transcript a sub-agent's run that ends when it
+// stops); cuff's other events of the call stay.
+func (g *callGroup) asDelegation() {
+	drop := func(ev *transcript.Event) bool { return ev != nil && !nests(ev) }
+	if !drop(g.start) && !drop(g.end) {
+		return
+	}
+	kept := g.events[:0]
+	for _, ev := range g.events {
+		if (ev == g.start && drop(g.start)) || (ev == g.end && drop(g.end)) {
+			continue
+		}
+		kept = append(kept, ev)
+	}
+	g.events = kept
+	if drop(g.start) {
+		g.start = nil
+	}
+	if drop(g.end) {
+		g.end = nil
+	}
 }
 
 // writeGroupStart writes cuff's events of a call up to and including its
@@ -667,7 +710,10 @@ func mergeEnd(tr, rec *transcript.Event) *transcript.Event {
 	}
 	out := *rec
 	// Placed where the transcript ends the call, it is stamped when the
-	// transcript says it ended (cuff may close a call that never ran later).
+	// transcript says it ended (cuff may close a call that never ran later;
+	// a sub-agent in the background ends when it stopped, which the
+	// transcript dates by its task notification, while cuff's SubagentStop
+	// may be recorded a little later).
 	out.AgentID, out.ParentCallID, out.TS = tr.AgentID, tr.ParentCallID, tr.TS
 	switch r := rec.Body.(type) {
 	case *transcript.BashRun:
@@ -700,11 +746,6 @@ func mergeEnd(tr, rec *transcript.Event) *transcript.Event {
 				d.Success = r.Success
 			}
 			out.Body = &d
-		}
-		if rec.TS.After(out.TS) {
-			// A sub-agent in the background works on after the call that
-			// started it returned: its work ends when cuff saw it end.
-			out.TS = rec.TS
 		}
 	}
 	return &out

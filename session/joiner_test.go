@@ -461,3 +461,104 @@ func TestJoinCuffsRecordOfTheRequestWins(t *testing.T) {
 		t.Errorf("the tool's input shown is the transcript's: %s", in)
 	}
 }
+
+// backgroundConversation is a sub-agent run in the background while the
+// main agent goes on, then sent a message that runs it again, as both
+// records hold it: the transcript (decoded with the sub-agent's file) ends
+// each run's delegation when the sub-agent stopped; cuff's hook records the
+// Agent call's start, the sub-agent's commands, the end at SubagentStop
+// (here later than the notification was queued), the notification as the
+// prompt it was, and SendMessage as the tool call it was.
+func backgroundConversation() *conv {
+	c := newConv()
+	t := true
+	allow := &transcript.Verdict{Decision: "allow"}
+	note := &transcript.ChatTurn{Role: "system", Context: transcript.ContextTaskNotification, Text: "Agent \"count\" finished\n\n4"}
+	c.T(0, &transcript.SessionStart{Source: "claude", WorkingDirectory: "/proj"}, "", "", "")
+	c.T(10, &transcript.ChatTurn{Role: "user", Text: "count"}, "", "", "")
+	c.T(100, &transcript.Delegation{Phase: "start", AgentType: "general-purpose", Task: "Count."}, "", "toolu_D", "")
+	c.T(150, &transcript.ChatTurn{Role: "user", Text: "Count."}, "sub1", "", "toolu_D")
+	c.T(210, &transcript.BashStart{Command: "ls"}, "sub1", "toolu_S", "toolu_D")
+	c.T(600, &transcript.BashRun{Command: "ls", ExitCode: exitOf(0)}, "sub1", "toolu_S", "toolu_D")
+	c.T(650, &transcript.ChatTurn{Role: "assistant", Text: "Meanwhile."}, "", "", "")
+	c.T(700, &transcript.BashStart{Command: "git status"}, "", "toolu_M", "")
+	c.T(900, &transcript.BashRun{Command: "git status", ExitCode: exitOf(0)}, "", "toolu_M", "")
+	c.T(950, &transcript.ChatTurn{Role: "assistant", Text: "Waiting."}, "", "", "")
+	c.T(1000, &transcript.ChatTurn{Role: "assistant", Text: "4 files."}, "sub1", "", "toolu_D")
+	c.T(1100, &transcript.Delegation{Phase: "end", SubAgentID: "sub1", Result: "4 files.", Success: &t}, "", "toolu_D", "")
+	c.T(1150, note, "", "", "")
+	c.T(1300, &transcript.Delegation{Phase: "start", AgentType: "general-purpose", Task: "Again."}, "", "toolu_R", "")
+	c.T(1350, &transcript.ChatTurn{Role: "user", Text: "The coordinator sent a message: Again."}, "sub1", "", "toolu_R")
+	c.T(1400, &transcript.BashStart{Command: "ls -a"}, "sub1", "toolu_S2", "toolu_R")
+	c.T(1500, &transcript.BashRun{Command: "ls -a", ExitCode: exitOf(0)}, "sub1", "toolu_S2", "toolu_R")
+	c.T(1600, &transcript.Delegation{Phase: "end", SubAgentID: "sub1", Result: "5 files.", Success: &t}, "", "toolu_R", "")
+	c.T(1650, note, "", "", "")
+	c.T(1700, &transcript.ChatTurn{Role: "assistant", Text: "Done."}, "", "", "")
+
+	c.R(-5, &transcript.SessionStart{Source: "claude-hook", WorkingDirectory: "/proj"}, "", "", "")
+	c.R(12, &transcript.ChatTurn{Role: "user", Text: "count"}, "", "", "")
+	c.R(105, &transcript.Delegation{Phase: "start", AgentType: "general-purpose", Task: "Count."}, "", "toolu_D", "")
+	c.R(215, &transcript.BashStart{Command: "ls", Verdict: allow}, "sub1", "toolu_S", "toolu_D")
+	c.R(590, &transcript.BashRun{Command: "ls", ExitCode: exitOf(0), DurationMS: 5}, "sub1", "toolu_S", "toolu_D")
+	c.R(705, &transcript.BashStart{Command: "git status", Verdict: allow}, "", "toolu_M", "")
+	c.R(890, &transcript.BashRun{Command: "git status", ExitCode: exitOf(0), DurationMS: 6}, "", "toolu_M", "")
+	c.R(1170, &transcript.Delegation{Phase: "end", SubAgentID: "sub1", Result: "4 files.", Success: &t}, "", "toolu_D", "")
+	c.R(1175, &transcript.ChatTurn{Role: "user", Text: "<task-notification>…"}, "", "", "")
+	c.R(1305, &transcript.ToolCall{Tool: "SendMessage", Input: []byte(`{"to":"sub1","message":"Again."}`)}, "", "toolu_R", "")
+	c.R(1320, &transcript.ToolResult{Tool: "SendMessage", Output: "Resuming agent sub1"}, "", "toolu_R", "")
+	c.R(1405, &transcript.BashStart{Command: "ls -a", Verdict: allow}, "sub1", "toolu_S2", "")
+	c.R(1495, &transcript.BashRun{Command: "ls -a", ExitCode: exitOf(0), DurationMS: 4}, "sub1", "toolu_S2", "")
+	c.R(1800, &transcript.SessionEnd{Status: "complete"}, "", "", "")
+	return c
+}
+
+// TestJoinBackgroundSubAgent: a sub-agent in the background, joined whole
+// and live in any order: the transcript's interleaving and nesting, cuff's
+// verdicts and exit codes, each delegation ending where the transcript
+// ends it (when the sub-agent stopped, not at cuff's later SubagentStop),
+// the run a message started shown as the delegation it is, everything in
+// the order of time.
+func TestJoinBackgroundSubAgent(t *testing.T) {
+	c := backgroundConversation()
+	want := []string{
+		"main: start claude /proj",
+		"main: user: count",
+		"main: delegation start",
+		"  sub1: $ ls [allow]",
+		"  sub1: $ ls → exit 0 in 5 ms",
+		"main: assistant: Meanwhile.",
+		"main: $ git status [allow]",
+		"main: $ git status → exit 0 in 6 ms",
+		"main: assistant: Waiting.",
+		"  sub1: assistant: 4 files.",
+		"main: delegation end",
+		"main: system: Agent \"count\" finished\n\n4",
+		"main: delegation start",
+		"  sub1: user: The coordinator sent a message: Again.",
+		"  sub1: $ ls -a [allow]",
+		"  sub1: $ ls -a → exit 0 in 4 ms",
+		"main: delegation end",
+		"main: system: Agent \"count\" finished\n\n4",
+		"main: assistant: Done.",
+		"main: end complete",
+	}
+	check := func(t *testing.T, got []*transcript.Event) {
+		t.Helper()
+		checkStory(t, got, want)
+		for i := 1; i < len(got)-1; i++ { // cuff's session_end comes last, whenever
+			if got[i].TS.Before(got[i-1].TS) {
+				t.Errorf("%s at %v comes after %s at %v", got[i].Type, got[i].TS, got[i-1].Type, got[i-1].TS)
+			}
+		}
+	}
+	check(t, wholeJoin(t, c))
+	for name, steps := range map[string]string{
+		"transcript first": strings.Repeat("t", len(c.script)) + strings.Repeat("r", len(c.rec)),
+		"recording first":  strings.Repeat("r", len(c.rec)) + strings.Repeat("t", len(c.script)),
+		"interleaved":      strings.Repeat("trr", 40),
+		"transcript leads": strings.Repeat("ttr", 40),
+		"recording leads":  strings.Repeat("rrt", 40),
+	} {
+		t.Run(name, func(t *testing.T) { check(t, liveJoin(t, c, steps, true)) })
+	}
+}

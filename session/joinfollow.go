@@ -134,6 +134,11 @@ func followJoined(ctx context.Context, jf joinedFollow, fn func(FollowItem)) err
 		if until, ok := jn.waiting(); ok {
 			wait = max(min(until.Sub(jn.now()), SafetyPoll), minWait)
 		}
+		if tr != nil {
+			if at, ok := wakeAt(tr.decoder); ok {
+				wait = max(min(time.Until(at), wait), minWait)
+			}
+		}
 		if jf.noNotify {
 			wait = min(wait, FallbackPoll)
 		}

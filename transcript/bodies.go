@@ -92,6 +92,10 @@ const (
 	ContextCommandOutput = "command_output"
 	// ContextReminder: a reminder the agent added to the conversation.
 	ContextReminder = "reminder"
+	// ContextTaskNotification: the agent told itself that something it
+	// left running in the background (a sub-agent, a command) stopped;
+	// Text says what, and what it reported.
+	ContextTaskNotification = "task_notification"
 )
 
 // UsageOnly reports whether the turn carries only a message's token usage

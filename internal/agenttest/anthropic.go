@@ -137,7 +137,8 @@ func (a *Anthropic) serve(w http.ResponseWriter, r *http.Request) {
 		anthropicError(w, bad)
 		return
 	}
-	writeMessage(w, stream, fmt.Sprintf("msg_e2e_%d_%d", req.Conversation, turn), a.withIDs(reply, req.Conversation, turn))
+	reply = a.withIDs(reply, req.Conversation, turn)
+	writeMessage(w, stream, fmt.Sprintf("msg_e2e_%d_%d", req.Conversation, turn), a.hold(r.Context(), reply))
 }
 
 // withIDs gives every tool call of a reply its id.

@@ -1,12 +1,14 @@
 package agenttest
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // ToolResult is what the agent sent back to the model for one tool call.
@@ -42,11 +44,12 @@ type mock struct {
 	requests []Request
 	results  map[string]ToolResult
 	problems []string
+	arrived  chan struct{} // closed (and replaced) when a request is logged
 }
 
 func newMock(t testing.TB, script []Conversation, h http.Handler) *mock {
 	t.Helper()
-	m := &mock{t: t, script: script, results: map[string]ToolResult{}}
+	m := &mock{t: t, script: script, results: map[string]ToolResult{}, arrived: make(chan struct{})}
 	m.srv = httptest.NewServer(h) // listens on 127.0.0.1 only
 	t.Cleanup(func() {
 		m.srv.CloseClientConnections()
@@ -80,6 +83,61 @@ func (m *mock) logRequest(r Request) {
 	for _, res := range r.Results {
 		m.results[res.ID] = res
 	}
+	close(m.arrived)
+	m.arrived = make(chan struct{})
+}
+
+// hold waits until the agent has sent back the result of every call a
+// reply waits for (its After parts) and the test let it go (its Until
+// parts), and returns the reply without them.
+// It gives up when the request is cancelled or RunTimeout passes (a hang:
+// the test fails).
+func (m *mock) hold(ctx context.Context, r Reply) Reply {
+	out := make(Reply, 0, len(r))
+	var waits []string
+	var gates []<-chan struct{}
+	for _, p := range r {
+		switch {
+		case p.kind != "after":
+			out = append(out, p)
+		case p.until != nil:
+			gates = append(gates, p.until)
+		default:
+			waits = append(waits, p.after)
+		}
+	}
+	timeout := time.NewTimer(RunTimeout)
+	defer timeout.Stop()
+	for _, g := range gates {
+		select {
+		case <-g:
+		case <-ctx.Done():
+			return out
+		case <-timeout.C:
+			m.problem("a reply waited %v for the test to let it go", RunTimeout)
+			return out
+		}
+	}
+	for _, id := range waits {
+		for {
+			m.mu.Lock()
+			_, ok := m.results[id]
+			arrived := m.arrived
+			m.mu.Unlock()
+			if ok {
+				break
+			}
+			select {
+			case <-arrived:
+			case <-ctx.Done():
+				return out
+			case <-timeout.C:
+				m.problem("a reply waited %v for the result of %s, which never came", RunTimeout, id)
+				return out
+			}
+		}
+	}
+	return out
 }
 
 // Requests is every request served so far, in order.

@@ -136,7 +136,7 @@ func (r *Responses) serve(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, bad, http.StatusBadRequest)
 		return
 	}
-	writeResponse(w, fmt.Sprintf("resp_e2e_%d_%d", rq.Conversation, turn), reply, rq.Conversation, turn)
+	writeResponse(w, fmt.Sprintf("resp_e2e_%d_%d", rq.Conversation, turn), r.hold(req.Context(), reply), rq.Conversation, turn)
 }
 
 // responseOutput is a reply part as a Responses API output item.

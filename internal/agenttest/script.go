@@ -12,8 +12,22 @@ type Part struct {
 	tool      string
 	namespace string // Codex: the namespace of an MCP tool (mcp__<server>)
 	input     any
+	inputFn   func() any // the input, made when the reply is sent (see Tool's WithInput)
 	id        string
+	after     string          // an After part: the call whose result the reply waits for
+	until     <-chan struct{} // an Until part: closed when the reply may go
 }
+
+// After holds the reply it is part of until the agent has sent the model
+// the result of tool call id (of any conversation): it orders what agents
+// that run at once do, e.g. a main agent that goes on talking while its
+// sub-agent works in the background. It is no part of what the model says.
+func After(id string) Part { return Part{kind: "after", after: id} }
+
+// Until holds the reply it is part of until ch is closed: the test decides
+// when the model answers (e.g. once it follows the session live). It is no
+// part of what the model says.
+func Until(ch <-chan struct{}) Part { return Part{kind: "after", until: ch} }
 
 // Text is a text block of a reply.
 func Text(s string) Part { return Part{kind: "text", text: s} }
@@ -52,6 +66,11 @@ func MCP(server, tool string, input any) Part {
 	return p
 }
 
+// WithInput makes the tool call's input when the reply is sent, from what
+// the conversation has shown by then (an id the agent made up, read from
+// an earlier tool result).
+func (p Part) WithInput(fn func() any) Part { p.inputFn = fn; return p }
+
 // WithID gives a tool call a fixed id (tool_use id for Claude Code, call_id
 // for Codex), so a test can look the call up afterwards.
 func (p Part) WithID(id string) Part { p.id = id; return p }
@@ -89,6 +108,9 @@ func (p Part) callID(prefix string, c, n, i int) string {
 
 // inputJSON is the tool input as JSON.
 func (p Part) inputJSON() (string, error) {
+	if p.inputFn != nil {
+		p.input = p.inputFn()
+	}
 	if p.input == nil {
 		return "{}", nil
 	}

@@ -253,3 +253,61 @@ func InTimeOrder(t testing.TB, events []Event) {
 		last = ts
 	}
 }
+
+// ExpectHappened fails the test unless the story of events holds exactly
+// the lines of the chains (each line once, whichever chains name it) and
+// each chain in its order. A chain is what one agent did, or what one act
+// caused: agents that run at once interleave as they did, and the chains
+// say what must come before what, whatever the interleaving.
+func ExpectHappened(t testing.TB, events []Event, chains ...[]string) {
+	t.Helper()
+	story := Story(events)
+	at := map[string]int{}
+	for i, l := range story {
+		if _, twice := at[l]; twice {
+			t.Errorf("%q is told twice:\n\t%s", l, joinLines(story))
+			return
+		}
+		at[l] = i
+	}
+	want := map[string]bool{}
+	for _, chain := range chains {
+		for i, l := range chain {
+			want[l] = true
+			p, ok := at[l]
+			if !ok {
+				t.Errorf("%q is missing:\n\t%s", l, joinLines(story))
+				return
+			}
+			if i > 0 && at[chain[i-1]] > p {
+				t.Errorf("%q must come before %q:\n\t%s", chain[i-1], l, joinLines(story))
+			}
+		}
+	}
+	for _, l := range story {
+		if !want[l] {
+			t.Errorf("%q should not be there:\n\t%s", l, joinLines(story))
+		}
+	}
+}
+
+// OutOfOrder counts the events whose time is before that of an event told
+// before them: what a person reads out of the order it happened in.
+func OutOfOrder(events []Event) int {
+	var last time.Time
+	n := 0
+	for _, ev := range events {
+		ts, err := time.Parse(time.RFC3339Nano, ev.Str("ts"))
+		if err != nil {
+			continue
+		}
+		if ts.Before(last) {
+			n++
+			continue
+		}
+		last = ts
+	}
+	return n
+}
+
+func joinLines(lines []string) string { return strings.Join(lines, "\n\t") }

@@ -16,6 +16,7 @@ import (
 	"github.com/cuff-dev/cuff/recorder/sandbox"
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
+	"github.com/cuff-dev/cuff/transcript/claude"
 )
 
 // Agent and session-key prefix of sessions recorded through the hook.
@@ -135,7 +136,9 @@ func (h *Handler) Handle(ctx context.Context, in *Input) (*Output, error) {
 			if err := c.flushText(st); err != nil {
 				return err
 			}
-			return c.append(st, c.event(st, &transcript.ChatTurn{Role: transcript.RoleUser, Text: in.Prompt}))
+			// What Claude Code wrote itself (a task notification, a slash
+			// command's XML) is recorded as what it is.
+			return c.append(st, c.event(st, claude.Prompt(in.Prompt)))
 		})
 	case EventPreToolUse:
 		return c.preToolUse(ctx)

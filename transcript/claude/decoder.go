@@ -14,6 +14,7 @@ package claude
 
 import (
 	"io"
+	"strings"
 	"time"
 
 	"github.com/cuff-dev/cuff/transcript"
@@ -106,6 +107,11 @@ type Decoder struct {
 	scan   stream.Scanner // reads records (see decode)
 	noScan bool           // decode with encoding/json only (tests compare the two)
 
+	background   map[string]*background // delegations running in the background, by call id
+	notified     map[string]bool        // background delegations a notification ended, by call id
+	agentRunning map[string]bool        // sub-agents seen, by id: whether one runs now
+	agentTypes   map[string]string      // each sub-agent's type, by id
+
 	files *agentFiles // sub-agents' own files, when Options.Path is set
 	fixed *link       // a sub-agent file read for its parent: every record is this agent's
 	outer *Decoder    // the parent decoder of a sub-agent file
@@ -122,6 +128,10 @@ func NewDecoder(opts Options) *Decoder {
 		links:        map[string]*link{},
 		agents:       map[string]*link{},
 		seenNested:   map[string]bool{},
+		background:   map[string]*background{},
+		agentRunning: map[string]bool{},
+		notified:     map[string]bool{},
+		agentTypes:   map[string]string{},
 	}
 	if opts.Path != "" {
 		d.files = newAgentFiles(opts.Path)
@@ -170,24 +180,48 @@ func (d *Decoder) decode(raw []byte, l *line) bool {
 	return stream.Unmarshal(raw, l)
 }
 
-// Flush passes on every event held back: the blocks of an assistant
-// message that may still be streaming, the events held while a delegation
-// is open, and the events waiting for the session's title. A follower
-// calls it when the file has been quiet.
+// Flush passes on the events held back: the blocks of an assistant
+// message that may still be streaming, the events waiting for the
+// session's title, and the events held while a delegation is open, merged
+// by time with what its sub-agent's file has grown by (the newest
+// LiveSettle of them wait while the delegation is open: see Wake). A
+// follower calls it when the file has been quiet.
 func (d *Decoder) Flush(out stream.Emit) error {
 	d.em.SetOutput(out)
 	d.flushMessage()
-	d.release()
+	d.flushFiles()
 	d.em.Begin()
 	return d.em.Err()
 }
 
-// Close ends the input: it flushes, and ends the delegations it opened for
-// sub-agents whose parent is not in the file.
+// Close ends the input: it passes on everything held, with what the open
+// delegations' sub-agents wrote so far (they never ended, as far as the
+// file says), and ends the delegations it opened for sub-agents whose
+// parent is not in the file.
 func (d *Decoder) Close(out stream.Emit) error {
 	d.em.SetOutput(out)
 	d.flushMessage()
-	d.release()
+	d.closeFiles()
+	return d.closeSynthetic()
+}
+
+// ClosePart ends a part of a transcript read on its own while the rest is
+// read apart (a viewer that loads a long transcript a part at a time): as
+// Close, but the sub-agents of delegations still open are left to the part
+// that ends them, which reads their files.
+func (d *Decoder) ClosePart(out stream.Emit) error {
+	d.em.SetOutput(out)
+	d.flushMessage()
+	if f := d.files; f != nil {
+		clear(f.runs)
+		d.drain(time.Time{})
+	}
+	return d.closeSynthetic()
+}
+
+// closeSynthetic ends the delegations the decoder opened for sub-agents
+// whose parent is not in the file, and begins the output.
+func (d *Decoder) closeSynthetic() error {
 	for _, lk := range d.synthetic {
 		body := &transcript.Delegation{Phase: transcript.PhaseEnd, SubAgentID: lk.agentID, Result: lk.lastText}
 		d.push(d.event(d.lastTS, body, context{}, lk.callID))
@@ -200,6 +234,9 @@ func (d *Decoder) Close(out stream.Emit) error {
 // record dispatches one record by type. It reports whether the type is
 // known.
 func (d *Decoder) record(l *line) bool {
+	if d.decodedByParent(l) {
+		return true
+	}
 	d.learn(l)
 	switch l.Type {
 	case "user", "assistant":
@@ -213,9 +250,12 @@ func (d *Decoder) record(l *line) bool {
 		if d.summary == "" {
 			d.summary = stream.Title(l.Summary)
 		}
-	case "file-history-snapshot", "queue-operation", "attachment", "custom-title", "ai-title",
+	case "queue-operation":
+		d.queued(l)
+	case "file-history-snapshot", "attachment", "custom-title", "ai-title",
 		"agent-name", "agent-setting", "permission-mode", "mode", "pr-link", "last-prompt",
-		"bridge-session", "tag":
+		"bridge-session", "tag", "api-request", "api-request-shape", "api-request-blob", "atis-latch",
+		"tools-used", "cost-state":
 	case "":
 		d.stats.AddUnknown("(no type)")
 		return false
@@ -226,8 +266,36 @@ func (d *Decoder) record(l *line) bool {
 	return true
 }
 
+// decodedByParent reports whether a record of a sub-agent's file was
+// decoded already by the parent, which copied it as agent_progress (Claude
+// Code 2.1 did both), and notes it decoded otherwise.
+func (d *Decoder) decodedByParent(l *line) bool {
+	if d.outer == nil || l.UUID == "" {
+		return false
+	}
+	if d.outer.seenNested[l.UUID] {
+		return true
+	}
+	d.outer.seenNested[l.UUID] = true
+	return false
+}
+
+// queued handles a queue-operation record: a prompt Claude Code queued
+// while the agent was busy. A task notification queued says when a
+// sub-agent in the background stopped, which may be long before the agent
+// reads it: its delegation ends there.
+func (d *Decoder) queued(l *line) {
+	if l.Operation != "enqueue" {
+		return
+	}
+	if text := strings.TrimSpace(l.Content.text()); strings.HasPrefix(text, "<task-notification>") {
+		d.taskNotified(text, d.timeOf(l))
+	}
+}
+
 // learn takes the session's facts from a top-level record.
 func (d *Decoder) learn(l *line) {
+
 	if ts := stream.ParseTime(l.Timestamp); !ts.IsZero() {
 		if d.em.StartTS.IsZero() {
 			d.em.StartTS = ts

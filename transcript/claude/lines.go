@@ -28,6 +28,7 @@ type line struct {
 	Data             *progressData  `json:"data"`
 	ParentToolUseID  string         `json:"parentToolUseID"`
 	Error            *apiError      `json:"error"`
+	Operation        string         `json:"operation"`
 }
 
 // message is the model message a user or assistant record carries.
@@ -56,6 +57,7 @@ type toolUseResult struct {
 	BackgroundTaskID string `json:"backgroundTaskId"`
 	AgentID          string `json:"agentId"`
 	Status           string `json:"status"`
+	IsAsync          bool   `json:"isAsync"`
 }
 
 // progressData is the payload of a progress record; agent_progress nests

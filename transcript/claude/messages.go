@@ -110,7 +110,7 @@ func (d *Decoder) flushMessage() {
 	d.msg = nil
 	if pm.usage != (transcript.Usage{}) && (pm.id == "" || !d.seenUsage(pm.id)) {
 		if pm.id != "" {
-			d.usageCounted[pm.id] = true
+			d.markUsage(pm.id)
 		}
 		u := pm.usage
 		carried := false
@@ -178,13 +178,13 @@ func (d *Decoder) user(l *line, ctx context) {
 // itself (a slash command's XML, what a local command printed, reminders)
 // is written as the context it is, a slash command as typed.
 func (d *Decoder) userText(l *line, text string, ts time.Time, ctx context) {
-	role := transcript.RoleUser
-	kind, shown := contextOf(text)
+	if strings.HasPrefix(strings.TrimSpace(text), "<task-notification>") {
+		d.taskNotified(text, ts)
+	}
+	p := Prompt(text)
+	role, kind, text := p.Role, p.Context, p.Text
 	switch {
-	case kind == transcript.ContextCommand:
-		text = shown
 	case kind != "":
-		role, text = transcript.RoleSystem, shown
 	case l.IsMeta:
 		role, kind = transcript.RoleSystem, transcript.ContextReminder
 		if d.afterCommand {
@@ -198,6 +198,22 @@ func (d *Decoder) userText(l *line, text string, ts time.Time, ctx context) {
 	if role == transcript.RoleUser && d.title == "" && (ctx.agentID == "" || d.standalone != "") {
 		d.title = stream.Title(text)
 	}
+}
+
+// Prompt is the chat turn of user-role text as Claude Code passes it on
+// (in a transcript, or to a UserPromptSubmit hook): the person's words, or
+// what Claude Code wrote itself — a slash command, which is shown as typed,
+// a command's output, a reminder, a task notification — shown as the
+// context it is rather than as raw XML.
+func Prompt(text string) *transcript.ChatTurn {
+	kind, shown := contextOf(text)
+	switch kind {
+	case "":
+		return &transcript.ChatTurn{Role: transcript.RoleUser, Text: text}
+	case transcript.ContextCommand:
+		return &transcript.ChatTurn{Role: transcript.RoleUser, Text: shown, Context: kind}
+	}
+	return &transcript.ChatTurn{Role: transcript.RoleSystem, Text: shown, Context: kind}
 }
 
 // noticePrefixes mark user-role text that Claude Code wrote to say what
@@ -219,10 +235,55 @@ func contextOf(text string) (kind, shown string) {
 		return transcript.ContextCommandOutput, tagged(t, "bash-stdout", "bash-stderr")
 	case strings.HasPrefix(t, "<local-command-caveat>"):
 		return transcript.ContextReminder, between(t, "<local-command-caveat>", "</local-command-caveat>")
-	case strings.HasPrefix(t, "<system-reminder>"), strings.HasPrefix(t, "<task-notification>"), strings.HasPrefix(t, "Caveat: "):
+	case strings.HasPrefix(t, "<task-notification>"):
+		return transcript.ContextTaskNotification, parseNotification(t).String()
+	case strings.HasPrefix(t, "<system-reminder>"), strings.HasPrefix(t, "Caveat: "):
 		return transcript.ContextReminder, t
 	}
 	return "", text
+}
+
+// notification is what a task notification says: the task (a sub-agent's
+// id, a background command's), the call that started it, how it ended,
+// a one-line summary and what it reported.
+type notification struct {
+	taskID, toolUseID, status, summary, result string
+}
+
+// parseNotification reads a <task-notification> Claude Code writes into
+// the conversation when something that ran in the background stops.
+func parseNotification(text string) notification {
+	n := notification{
+		taskID:    strings.TrimSpace(between(text, "<task-id>", "</task-id>")),
+		toolUseID: strings.TrimSpace(between(text, "<tool-use-id>", "</tool-use-id>")),
+		status:    strings.TrimSpace(between(text, "<status>", "</status>")),
+		summary:   strings.TrimSpace(between(text, "<summary>", "</summary>")),
+	}
+	// The result is the sub-agent's own text, which may hold anything: it
+	// runs to the last closing tag.
+	if i := strings.Index(text, "<result>"); i >= 0 {
+		rest := text[i+len("<result>"):]
+		if j := strings.LastIndex(rest, "</result>"); j >= 0 {
+			n.result = strings.TrimSpace(rest[:j])
+		}
+	}
+	return n
+}
+
+// String is the notification as it is shown: its summary (with how it
+// ended, when that is not plain), then what it reported.
+func (n notification) String() string {
+	head := n.summary
+	if head == "" {
+		head = strings.TrimSpace("Task " + n.taskID + " " + n.status)
+	}
+	if n.status != "" && n.status != "completed" && !strings.Contains(strings.ToLower(head), strings.ToLower(n.status)) {
+		head += " (" + n.status + ")"
+	}
+	if n.result != "" {
+		head += "\n\n" + n.result
+	}
+	return head
 }
 
 // tagged joins the text inside each of the tags, in the order given.

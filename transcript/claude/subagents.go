@@ -1,79 +1,135 @@
 package claude
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cuff-dev/cuff/transcript"
 )
 
 // Where Claude Code keeps a sub-agent's own transcript, relative to the
 // folder of its parent's transcript <session>.jsonl: 2.1 and later write
-// <session>/subagents/agent-<id>.jsonl, 2.0 wrote agent-<id>.jsonl beside
-// the parent.
+// <session>/subagents/agent-<id>.jsonl (with agent-<id>.meta.json beside
+// it, naming the delegation's call since about 2.1.100), 2.0 wrote
+// agent-<id>.jsonl beside the parent.
 const (
 	subAgentsDir    = "subagents"
 	agentFilePrefix = "agent-"
 	transcriptExt   = ".jsonl"
+	metaExt         = ".meta.json"
 )
 
 // maxHeldEvents bounds the events held back while delegations are open, so
 // that a delegation that never ends cannot hold a whole session in memory.
-// Past it the held events are passed on; a sub-agent's events read later
-// still come before its delegation's end, only no longer interleaved by
-// time with what was passed on.
+// Past it what is held is passed on, merged by time as far as it goes; a
+// sub-agent's events read later still come inside their delegation, only
+// no longer interleaved by time with what was passed on.
 const maxHeldEvents = 1 << 14
 
 // maxAgentIDLength bounds a sub-agent id taken into a file name.
 const maxAgentIDLength = 128
 
-// agentFiles is what a decoder that reads sub-agents' own files keeps.
-// While a delegation is open its events are held back, so that when it
-// ends the sub-agent's events can be merged in by time between the
-// delegation's start and end.
+// maxMetaFiles bounds the sub-agents' meta files a decoder reads, so that a
+// folder of thousands costs what a few do.
+const maxMetaFiles = 4096
+
+// LiveSettle is how long a follower's Flush holds the newest events back
+// while a sub-agent works: Claude Code writes the main agent's records and
+// each sub-agent's to their own files a few milliseconds after it stamps
+// them, so an event is passed on once the other files have had time to show
+// what happened before it.
+const LiveSettle = 250 * time.Millisecond
+
+// agentFiles is what a decoder that reads sub-agents' own files keeps. While
+// a delegation is open the transcript's events are held back, and the
+// sub-agents' files are read as they grow (or when their delegation ends,
+// for a sub-agent whose file is known only then); held and read events are
+// merged by time, each sub-agent's inside its delegation.
 type agentFiles struct {
 	path  string // the transcript's own file
 	limit int    // most events held back at once
+	now   func() time.Time
 
-	open map[string]*transcript.Event // delegation call id → its start, until it ends
-	held []*transcript.Event          // events held while a delegation is open
+	held   []*transcript.Event          // the transcript's own events, while a delegation is open
+	starts map[string]*transcript.Event // delegations' starts among them, by call id
+	runs   map[string]*run              // open delegations by call id
+	tails  map[string]*agentTail        // sub-agents' files by agent id
+	order  []*agentTail                 // the same, in the order found: merging is deterministic
 
-	nestedCalls  map[string]int  // events decoded inside each delegation from the transcript itself
-	nestedAgents map[string]int  // the same by sub-agent id
-	read         map[string]bool // sub-agents whose file has been merged
+	nestedCalls  map[string]int    // events decoded inside each delegation from the transcript itself
+	nestedAgents map[string]int    // the same by sub-agent id
+	metaSeen     map[string]bool   // meta files read, by name
+	metaAgents   map[string]string // delegation call id → sub-agent id, from meta files
+	// settleUntil is set when a Flush held events back for LiveSettle: the
+	// follower should flush again then (see Decoder.Wake).
+	settleUntil time.Time
+}
+
+// run is an open delegation.
+type run struct {
+	callID  string
+	startTS time.Time
+	agentID string
+	tail    *agentTail // its sub-agent's own file, once known
+}
+
+// agentTail is a sub-agent's own file, read as it grows.
+type agentTail struct {
+	agentID   string
+	path      string // "" until the file is found
+	ownFolder bool   // found in the session's own folder (else its records must name the session)
+	offset    int64  // where the next line starts
+	dec       *Decoder
+	run       *run      // the delegation its records belong to now; nil between runs
+	call      string    // the call id its decoder stamps (the last run's)
+	queue     []queued  // decoded, waiting to be merged
+	later     []*queued // decoded after its last delegation ended: a later run's, or none's
+	failed    bool      // unreadable, or another session's
+}
+
+// queued is a sub-agent's event waiting to be merged, and the delegation it
+// happens inside.
+type queued struct {
+	ev   *transcript.Event
+	call string
 }
 
 func newAgentFiles(path string) *agentFiles {
-	return &agentFiles{path: path, limit: maxHeldEvents, open: map[string]*transcript.Event{},
-		nestedCalls: map[string]int{}, nestedAgents: map[string]int{}, read: map[string]bool{}}
+	return &agentFiles{path: path, limit: maxHeldEvents, now: time.Now,
+		runs: map[string]*run{}, starts: map[string]*transcript.Event{}, tails: map[string]*agentTail{},
+		nestedCalls: map[string]int{}, nestedAgents: map[string]int{},
+		metaSeen: map[string]bool{}, metaAgents: map[string]string{}}
+}
+
+// idle reports whether nothing is open, held or queued: events pass on at
+// once.
+func (f *agentFiles) idle() bool {
+	if len(f.runs) > 0 || len(f.held) > 0 {
+		return false
+	}
+	for _, t := range f.order {
+		if len(t.queue) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // emit passes an event on, or holds it while a delegation is open.
 func (d *Decoder) emit(ev *transcript.Event) {
 	f := d.files
-	if f == nil || len(f.open) == 0 {
+	if f == nil || f.idle() {
 		d.em.Emit(ev)
 		return
 	}
 	f.held = append(f.held, ev)
 	if len(f.held) >= f.limit {
-		d.release()
-	}
-}
-
-// release passes on every event held back.
-func (d *Decoder) release() {
-	f := d.files
-	if f == nil {
-		return
-	}
-	held := f.held
-	f.held = nil
-	for _, ev := range held {
-		d.em.Emit(ev)
+		d.drain(time.Time{})
 	}
 }
 
@@ -85,66 +141,431 @@ func (f *agentFiles) noteNested(ctx context) {
 	}
 }
 
-// openDelegation notes a delegation whose sub-agent may have a file of
-// its own: events are held from now until it ends.
-func (d *Decoder) openDelegation(callID string, start *transcript.Event) {
-	if d.files != nil {
-		d.files.open[callID] = start
+// openDelegation notes a delegation whose sub-agent may have a file of its
+// own: from now until it ends, events are held and merged. agentID names
+// the sub-agent when the call does (a sub-agent resumed or sent a message).
+func (d *Decoder) openDelegation(callID, agentID string, start *transcript.Event) {
+	f := d.files
+	if f == nil {
+		return
+	}
+	r := &run{callID: callID, startTS: start.TS}
+	f.runs[callID] = r
+	f.starts[callID] = start
+	if agentID != "" {
+		d.attach(r, agentID)
 	}
 }
 
-// endDelegation passes on a delegation's end. When the transcript held
-// nothing of the sub-agent named by agentID, the sub-agent's own file is
-// read and its events merged in before the end.
+// knowAgent tells the decoder which sub-agent works in an open delegation,
+// as soon as the transcript says (a sub-agent launched in the background):
+// its file is read from then on.
+func (d *Decoder) knowAgent(callID, agentID string) {
+	if f := d.files; f != nil {
+		if r := f.runs[callID]; r != nil && r.tail == nil && agentID != "" {
+			d.attach(r, agentID)
+		}
+	}
+}
+
+// attach links an open delegation to its sub-agent's file. The file's
+// records not yet placed (what the sub-agent did after its previous
+// delegation ended: this run's) move into this one.
+func (d *Decoder) attach(r *run, agentID string) {
+	f := d.files
+	r.agentID = agentID
+	if !safeName(agentID) || agentID == d.standalone || f.nestedAgents[agentID] > 0 {
+		return
+	}
+	t := f.tails[agentID]
+	if t == nil {
+		t = &agentTail{agentID: agentID}
+		f.tails[agentID] = t
+		f.order = append(f.order, t)
+	}
+	if t.run != nil && t.run != r {
+		return // it works for another open delegation: it was sent a message
+	}
+	t.run, r.tail = r, t
+	for _, q := range t.later {
+		if q.ev.ParentCallID == q.call {
+			q.ev.ParentCallID = r.callID
+		}
+		t.queue = append(t.queue, queued{ev: q.ev, call: r.callID})
+	}
+	t.later = nil
+	t.call = r.callID
+	if t.dec != nil {
+		t.dec.fixed = &link{agentID: agentID, callID: r.callID}
+	}
+}
+
+// endDelegation passes on a delegation's end, after everything its
+// sub-agent did: the sub-agent's file (named by agentID when the file was
+// not known before) is read to its end, and what it recorded after end's
+// time is kept for a later run of the same sub-agent.
 func (d *Decoder) endDelegation(callID, agentID string, end *transcript.Event) {
 	f := d.files
 	if f == nil {
 		d.push(end)
 		return
 	}
-	start := f.open[callID]
-	delete(f.open, callID)
-	if agentID != "" && f.nestedCalls[callID] == 0 && f.nestedAgents[agentID] == 0 && !f.read[agentID] {
-		if sub := d.readAgentFile(agentID, callID, start); len(sub) > 0 {
-			f.read[agentID] = true
-			d.mergeHeld(start, sub)
-		}
+	r := f.runs[callID]
+	if r == nil {
+		r = &run{callID: callID} // its start was passed on already (a transcript read in parts)
 	}
-	if len(f.open) == 0 {
-		d.release()
+	if r.tail == nil && agentID != "" && f.nestedCalls[callID] == 0 {
+		d.attach(r, agentID)
 	}
+	if t := r.tail; t != nil && t.run == r {
+		d.pull(t)
+		t.flushDecoder()
+		d.detach(t, end.TS)
+	}
+	delete(f.runs, callID)
 	d.push(end)
+	if len(f.runs) == 0 {
+		d.drain(time.Time{})
+	}
 }
 
-// mergeHeld merges a sub-agent's events by time into the events held after
-// its delegation's start (all of them when the start was passed on
-// already), keeping the order of each side.
-func (d *Decoder) mergeHeld(start *transcript.Event, sub []*transcript.Event) {
+// detach ends a sub-agent's run at time ts: its queued events stamped later
+// are another run's (or none's) and wait for it.
+func (d *Decoder) detach(t *agentTail, ts time.Time) {
+	kept := t.queue[:0]
+	for _, q := range t.queue {
+		if q.call == t.run.callID && !ts.IsZero() && q.ev.TS.After(ts) {
+			t.later = append(t.later, &queued{ev: q.ev, call: q.call})
+			continue
+		}
+		kept = append(kept, q)
+	}
+	t.queue = kept
+	t.run = nil
+}
+
+// pullOpen reads what the files of the open delegations' sub-agents have
+// grown by, first finding the sub-agents of delegations that name none yet
+// by their meta files.
+func (d *Decoder) pullOpen() {
 	f := d.files
-	at := -1
-	if start != nil {
-		for i := len(f.held) - 1; i >= 0; i-- {
-			if f.held[i] == start {
-				at = i
-				break
+	if len(f.runs) == 0 {
+		return
+	}
+	d.readMeta()
+	for _, t := range f.order {
+		if t.run != nil {
+			d.pull(t)
+		}
+	}
+}
+
+// readMeta reads the sub-agents' meta files not read yet, which name the
+// delegation each sub-agent works for, and links open delegations to their
+// sub-agents.
+func (d *Decoder) readMeta() {
+	f := d.files
+	waiting := false
+	for _, r := range f.runs {
+		if r.tail == nil && r.agentID == "" {
+			waiting = true
+		}
+	}
+	if !waiting || len(f.metaSeen) >= maxMetaFiles {
+		return
+	}
+	dir := filepath.Dir(d.agentFileCandidates("x")[0].path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if f.metaSeen[name] || !strings.HasPrefix(name, agentFilePrefix) || !strings.HasSuffix(name, metaExt) || len(f.metaSeen) >= maxMetaFiles {
+			continue
+		}
+		f.metaSeen[name] = true
+		agentID := strings.TrimSuffix(strings.TrimPrefix(name, agentFilePrefix), metaExt)
+		var meta struct {
+			ToolUseID string `json:"toolUseId"`
+		}
+		data, err := readSmall(filepath.Join(dir, name))
+		if err != nil || json.Unmarshal(data, &meta) != nil || meta.ToolUseID == "" {
+			continue
+		}
+		f.metaAgents[meta.ToolUseID] = agentID
+	}
+	for _, r := range f.runs {
+		if a := f.metaAgents[r.callID]; a != "" && r.tail == nil && r.agentID == "" {
+			d.attach(r, a)
+		}
+	}
+}
+
+// maxMetaSize bounds a meta file read.
+const maxMetaSize = 64 << 10
+
+// readSmall reads a small regular file whole.
+func readSmall(path string) ([]byte, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	fi, err := file.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxMetaSize {
+		return nil, errors.New("not a small regular file")
+	}
+	return io.ReadAll(io.LimitReader(file, maxMetaSize))
+}
+
+// drain passes on the held events and the sub-agents' queued ones merged by
+// time, each side in its own order, a sub-agent's events after their
+// delegation's start and before its end. With a zero cutoff it passes on
+// everything; else only what is not after cutoff.
+func (d *Decoder) drain(cutoff time.Time) {
+	f := d.files
+	for {
+		ev, from := f.next()
+		if ev == nil || (!cutoff.IsZero() && ev.TS.After(cutoff)) {
+			return
+		}
+		if from == nil {
+			f.held = f.held[1:]
+			if len(f.held) == 0 {
+				f.held = nil
+			}
+			if f.starts[ev.CallID] == ev {
+				delete(f.starts, ev.CallID)
+			}
+		} else {
+			from.queue = from.queue[1:]
+		}
+		d.em.Emit(ev)
+	}
+}
+
+// next is the event to pass on next, and the sub-agent's file it comes from
+// (nil: the transcript's own): the earliest of the candidates, the
+// transcript's first on a tie. A delegation's end is no candidate while its
+// sub-agent's events wait; a sub-agent's event is none while its
+// delegation's start waits.
+func (f *agentFiles) next() (*transcript.Event, *agentTail) {
+	var best *transcript.Event
+	var from *agentTail
+	if len(f.held) > 0 {
+		h := f.held[0]
+		if !f.waitsFor(h) {
+			best = h
+		}
+	}
+	for _, t := range f.order {
+		if len(t.queue) == 0 {
+			continue
+		}
+		q := t.queue[0]
+		if f.starts[q.call] != nil {
+			continue // its delegation's start is still held
+		}
+		if best == nil || q.ev.TS.Before(best.TS) {
+			best, from = q.ev, t
+		}
+	}
+	return best, from
+}
+
+// waitsFor reports whether ev, held, is a delegation's end whose
+// sub-agent's events still wait to be passed on before it.
+func (f *agentFiles) waitsFor(ev *transcript.Event) bool {
+	d, ok := ev.Body.(*transcript.Delegation)
+	if !ok || d.Phase != transcript.PhaseEnd {
+		return false
+	}
+	for _, t := range f.order {
+		for _, q := range t.queue {
+			if q.call == ev.CallID {
+				return true
 			}
 		}
 	}
-	tail := f.held[at+1:]
-	merged := make([]*transcript.Event, 0, len(tail)+len(sub))
-	i, j := 0, 0
-	for i < len(tail) && j < len(sub) {
-		if sub[j].TS.Before(tail[i].TS) {
-			merged = append(merged, sub[j])
-			j++
-		} else {
-			merged = append(merged, tail[i])
-			i++
+	return false
+}
+
+// pull reads the complete lines a sub-agent's file has grown by since it
+// was last read, and queues their events.
+func (d *Decoder) pull(t *agentTail) {
+	if t.failed {
+		return
+	}
+	if t.path == "" && !d.locate(t) {
+		return
+	}
+	file, err := os.Open(t.path)
+	if err != nil {
+		return
+	}
+	defer file.Close()
+	fi, err := file.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		t.failed = true
+		return
+	}
+	if fi.Size() <= t.offset {
+		return
+	}
+	if t.dec == nil {
+		d.newTailDecoder(t)
+	}
+	lr := transcript.NewLineReaderAt(file, t.offset, fi.Size())
+	for {
+		line, complete, err := lr.Next()
+		if err != nil || !complete { // a torn last line is still being written
+			break
+		}
+		_ = t.dec.Line(line, t.collect) // collect never fails
+	}
+	t.offset += lr.Offset()
+	if t.ownFolder || t.dec.sessionUUID == "" {
+		return
+	}
+	want := d.sessionUUID
+	if want == "" {
+		want = strings.TrimSuffix(filepath.Base(d.files.path), transcriptExt)
+	}
+	if t.dec.sessionUUID != want { // another session's sub-agent of the same name
+		t.failed, t.queue, t.later = true, nil, nil
+	}
+}
+
+// locate finds a sub-agent's file among the places it may be.
+func (d *Decoder) locate(t *agentTail) bool {
+	for _, c := range d.agentFileCandidates(t.agentID) {
+		if c.path == d.files.path {
+			continue
+		}
+		if fi, err := os.Stat(c.path); err == nil && fi.Mode().IsRegular() {
+			t.path, t.ownFolder = c.path, c.ownFolder
+			return true
 		}
 	}
-	merged = append(merged, tail[i:]...)
-	merged = append(merged, sub[j:]...)
-	f.held = append(f.held[:at+1], merged...)
+	return false
+}
+
+// newTailDecoder makes the decoder of a sub-agent's file: every record is
+// the sub-agent's, inside its delegation; what the parent decoded already is
+// not decoded again.
+func (d *Decoder) newTailDecoder(t *agentTail) {
+	sub := NewDecoder(Options{FallbackUUID: d.opts.FallbackUUID, Brief: d.opts.Brief, Clip: d.opts.Clip})
+	sub.noScan = d.noScan
+	sub.fixed = &link{agentID: t.agentID, callID: t.call}
+	sub.outer = d
+	sub.em.SetOutput(t.collect)
+	sub.em.Begin() // its events pass on at once; its session_start is left out
+	t.dec = sub
+}
+
+// collect queues an event of the sub-agent's file: in its delegation, or
+// for a later one when none is open.
+func (t *agentTail) collect(ev *transcript.Event) error {
+	if ev.Type == transcript.TypeSessionStart || t.failed {
+		return nil
+	}
+	if t.run == nil {
+		t.later = append(t.later, &queued{ev: ev, call: t.call})
+		return nil
+	}
+	if ev.TS.IsZero() {
+		ev.TS = t.run.startTS
+	}
+	t.queue = append(t.queue, queued{ev: ev, call: t.run.callID})
+	return nil
+}
+
+// flushDecoder passes on what the sub-agent's decoder holds: the blocks of
+// a message that may still be streaming.
+func (t *agentTail) flushDecoder() {
+	if t.dec != nil && !t.failed {
+		_ = t.dec.Flush(t.collect) // collect never fails
+	}
+}
+
+// closeFiles reads the open delegations' sub-agents' files to their ends,
+// passes on everything merged, and nests what sub-agents did after their
+// last delegation ended in a delegation of its own (as for a sub-agent
+// whose parent is not in the file).
+func (d *Decoder) closeFiles() {
+	f := d.files
+	if f == nil {
+		return
+	}
+	d.pullOpen()
+	for _, t := range f.order {
+		t.flushDecoder()
+	}
+	d.drain(time.Time{})
+	clear(f.runs) // never ended, as far as the file says
+	for _, t := range f.order {
+		if len(t.later) == 0 {
+			continue
+		}
+		lk := &link{agentID: t.agentID, callID: "cuff_" + t.agentID + "_after"}
+		first := t.later[0].ev
+		d.em.Emit(d.event(first.TS, &transcript.Delegation{Phase: transcript.PhaseStart, SubAgentID: t.agentID}, context{}, lk.callID))
+		last := first.TS
+		for _, q := range t.later {
+			if q.ev.ParentCallID == q.call {
+				q.ev.ParentCallID = lk.callID
+			}
+			if q.ev.TS.After(last) {
+				last = q.ev.TS
+			}
+			d.em.Emit(q.ev)
+		}
+		t.later = nil
+		d.em.Emit(d.event(last, &transcript.Delegation{Phase: transcript.PhaseEnd, SubAgentID: t.agentID}, context{}, lk.callID))
+	}
+}
+
+// flushFiles is a follower's Flush: the open delegations' sub-agents'
+// files are read as far as they have grown, and what is held passes on
+// merged by time, except while a delegation is open what is newer than
+// LiveSettle (another file may still show what happened before it).
+func (d *Decoder) flushFiles() {
+	f := d.files
+	if f == nil {
+		return
+	}
+	d.pullOpen()
+	for _, t := range f.order {
+		if t.run != nil {
+			t.flushDecoder()
+		}
+	}
+	f.settleUntil = time.Time{}
+	if len(f.runs) == 0 {
+		d.drain(time.Time{})
+		return
+	}
+	now := f.now()
+	d.drain(now.Add(-LiveSettle))
+	if !f.idle() {
+		f.settleUntil = now.Add(LiveSettle)
+	}
+}
+
+// Wake says when a follower should call Flush again though the transcript
+// is quiet: while a delegation is open its sub-agent's file is read, and
+// events held for LiveSettle passed on, only on Flush. ok is false when
+// nothing waits.
+func (d *Decoder) Wake() (at time.Time, ok bool) {
+	f := d.files
+	if f == nil || (len(f.runs) == 0 && f.settleUntil.IsZero()) {
+		return time.Time{}, false
+	}
+	if !f.settleUntil.IsZero() {
+		return f.settleUntil, true
+	}
+	return f.now().Add(LiveSettle), true
 }
 
 // agentFile is a place a sub-agent's file may be.
@@ -168,110 +589,40 @@ func (d *Decoder) agentFileCandidates(agentID string) []agentFile {
 	return append(out, agentFile{path: filepath.Join(dir, name)})
 }
 
-// readAgentFile finds and decodes the file of sub-agent agentID, its events
-// inside delegation callID. A file that is missing, unreadable or another
-// session's gives nothing.
-func (d *Decoder) readAgentFile(agentID, callID string, start *transcript.Event) []*transcript.Event {
-	if !safeName(agentID) || agentID == d.standalone {
-		return nil
-	}
-	want := d.sessionUUID
-	if want == "" {
-		want = strings.TrimSuffix(filepath.Base(d.files.path), transcriptExt)
-	}
-	for _, c := range d.agentFileCandidates(agentID) {
-		if c.path == d.files.path {
-			continue
-		}
-		sub, events, ok := d.decodeAgentFile(c.path, agentID, callID)
-		if !ok || (!c.ownFolder && sub.sessionUUID != want) {
-			continue
-		}
-		d.adopt(sub)
-		if start != nil {
-			for _, ev := range events {
-				if ev.TS.IsZero() {
-					ev.TS = start.TS
-				}
-			}
-		}
-		return events
-	}
-	return nil
-}
-
-// decodeAgentFile decodes a sub-agent's file as the work of agentID inside
-// delegation callID. Invocations and message usage the parent has already
-// decoded are not decoded again. ok is false when the file cannot be
-// opened or read.
-func (d *Decoder) decodeAgentFile(path, agentID, callID string) (sub *Decoder, events []*transcript.Event, ok bool) {
-	file, err := os.Open(path)
-	if err != nil {
-		return nil, nil, false
-	}
-	defer file.Close()
-	fi, err := file.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, nil, false
-	}
-	sub = NewDecoder(Options{FallbackUUID: d.opts.FallbackUUID, Brief: d.opts.Brief, Clip: d.opts.Clip})
-	sub.noScan = d.noScan
-	sub.fixed = &link{agentID: agentID, callID: callID}
-	sub.outer = d
-	// A reader sized to the file: most sub-agents' files are small, and
-	// a session may have many.
-	lr := transcript.NewLineReaderSize(file, int(min(fi.Size(), maxReadBuffer))+1)
-	collect := func(ev *transcript.Event) error {
-		if ev.Type != transcript.TypeSessionStart {
-			events = append(events, ev)
-		}
-		return nil
-	}
-	for {
-		line, complete, err := lr.Next()
-		if errors.Is(err, io.EOF) || (err == nil && !complete) { // a torn last line is still being written
-			break
-		}
-		if err != nil {
-			return nil, nil, false
-		}
-		_ = sub.Line(line, collect) // collect never fails
-	}
-	_ = sub.Close(collect)
-	return sub, events, true
-}
-
-// maxReadBuffer bounds the read buffer sized to a sub-agent's file; longer
-// lines are still read whole.
-const maxReadBuffer = 256 << 10
-
-// adopt takes over what a sub-agent's decoder has seen, so that nothing it
-// decoded is decoded again from the parent or another file.
-func (d *Decoder) adopt(sub *Decoder) {
-	for id := range sub.seenCalls {
-		d.seenCalls[id] = true
-	}
-	for id := range sub.seenResults {
-		d.seenResults[id] = true
-	}
-	for id := range sub.usageCounted {
-		d.usageCounted[id] = true
-	}
-}
-
 // seenCall, seenResult and seenUsage report whether a tool call, a tool
 // result or a message's usage was decoded already, by this decoder or by
 // the parent whose sub-agent file it reads.
 func (d *Decoder) seenCall(id string) bool {
-	return d.seenCalls[id] || (d.outer != nil && d.outer.seenCalls[id])
+	return d.seenCalls[id] || (d.outer != nil && d.outer.seenCall(id))
 }
 
 func (d *Decoder) seenResult(id string) bool {
-	return d.seenResults[id] || (d.outer != nil && d.outer.seenResults[id])
+	return d.seenResults[id] || (d.outer != nil && d.outer.seenResult(id))
 }
 
 func (d *Decoder) seenUsage(id string) bool {
-	return d.usageCounted[id] || (d.outer != nil && d.outer.usageCounted[id])
+	return d.usageCounted[id] || (d.outer != nil && d.outer.seenUsage(id))
+}
+
+// markCall, markResult and markUsage note a tool call, a tool result or a
+// message's usage decoded, for the parent too when the decoder reads a
+// sub-agent's file: nothing is decoded twice, whichever file shows it first.
+func (d *Decoder) markCall(id string) {
+	for x := d; x != nil; x = x.outer {
+		x.seenCalls[id] = true
+	}
+}
+
+func (d *Decoder) markResult(id string) {
+	for x := d; x != nil; x = x.outer {
+		x.seenResults[id] = true
+	}
+}
+
+func (d *Decoder) markUsage(id string) {
+	for x := d; x != nil; x = x.outer {
+		x.usageCounted[id] = true
+	}
 }
 
 // safeName reports whether an id from a transcript can name a file: letters,

@@ -456,8 +456,8 @@ func TestSubAgentFileOldLayout(t *testing.T) {
 }
 
 // TestSubAgentFileResumed reads a parent that resumes a sub-agent in a
-// second delegation: the sub-agent's file is merged once, inside the
-// first delegation that names it.
+// second delegation (Task's resume, Claude Code 2.0): the sub-agent's file
+// holds both runs, and each run is nested in the delegation it did it for.
 func TestSubAgentFileResumed(t *testing.T) {
 	parent := newScript(testSession, "")
 	sub := newScript(testSession, "a1f00d1")
@@ -468,7 +468,8 @@ func TestSubAgentFileResumed(t *testing.T) {
 	sub.bashResult(at(4), "toolu_S1", "")
 	sub.text(at(5), "msg_s2", "Clean.")
 	parent.agentResult(at(6), "toolu_R1", "a1f00d1", "Clean.")
-	parent.agent(at(7), "msg_2", "toolu_R2", "Look again.")
+	parent.assistant(at(7), "msg_2", map[string]any{"type": "tool_use", "id": "toolu_R2", "name": "Task",
+		"input": map[string]any{"description": "again", "prompt": "Look again.", "resume": "a1f00d1"}})
 	sub.prompt(at(8), "Look again.")
 	sub.bash(at(9), "msg_s3", "toolu_S2", "go test ./cart")
 	sub.bashResult(at(10), "toolu_S2", "ok")
@@ -477,16 +478,15 @@ func TestSubAgentFileResumed(t *testing.T) {
 	events := decodePath(t, path)
 	streamtest.Invariants(t, events, "claude:")
 	streamtest.ExactlyOnce(t, toolUseIDs(parent.bytes(), sub.bytes()), streamtest.CallIDs(events))
-	checkNested(t, events, map[string]string{"toolu_R1": "a1f00d1"})
-	alone, _ := decodeAll(t, sub.bytes())
-	inside := 0
-	for _, ev := range events {
-		if ev.AgentID == "a1f00d1" {
-			inside++
-		}
+	checkNested(t, events, map[string]string{"toolu_R1": "a1f00d1", "toolu_R2": "a1f00d1"})
+	checkTimeOrder(t, events)
+	calls := byCall(events)
+	if a, b := calls["toolu_S1"][transcript.TypeBashStart], calls["toolu_S2"][transcript.TypeBashStart]; a == nil || b == nil ||
+		a.ParentCallID != "toolu_R1" || b.ParentCallID != "toolu_R2" {
+		t.Errorf("the first run's command is inside %v, the second's inside %v", a, b)
 	}
-	if want := len(alone) - 3; inside != want { // alone it also has a session_start and a delegation around it
-		t.Errorf("%d events of the sub-agent, want %d: its file merged once", inside, want)
+	if d := calls["toolu_R2"][transcript.TypeDelegation].Body.(*transcript.Delegation); d.AgentType != "Explore" {
+		t.Errorf("the resumed delegation's agent type %q, want the first's", d.AgentType)
 	}
 }
 

@@ -29,6 +29,8 @@ type call struct {
 	shell     string
 	bash      bashInput
 	agentType string
+	agentID   string // the sub-agent, when the call names it (one resumed)
+	resumes   bool   // a message that resumes a stopped sub-agent
 	task      *task
 }
 
@@ -40,11 +42,33 @@ type bashInput struct {
 	RunInBackground bool   `json:"run_in_background"`
 }
 
-// delegationInput is the input of the Task (or Agent) tool.
+// delegationInput is the input of the Task (or Agent) tool; resume named
+// a sub-agent to go on with (Claude Code 2.0).
 type delegationInput struct {
 	Prompt       string `json:"prompt"`
 	Description  string `json:"description"`
 	SubagentType string `json:"subagent_type"`
+	Resume       string `json:"resume"`
+}
+
+// sendMessageTool sends a sub-agent a message (Claude Code 2.1.100 and
+// later): to a sub-agent that has stopped it is a new run of it, reported
+// by a task notification as the first was.
+const sendMessageTool = "SendMessage"
+
+// sendMessageInput is the input of the SendMessage tool.
+type sendMessageInput struct {
+	To      string `json:"to"`
+	Message string `json:"message"`
+}
+
+// background is a delegation whose sub-agent runs in the background: the
+// tool returned at once, and a task notification reports the sub-agent's
+// end later.
+type background struct {
+	agentID   string
+	agentType string
+	ctx       context // who delegated
 }
 
 // Shell tool names and the shell each runs.
@@ -67,7 +91,7 @@ func (d *Decoder) toolUse(b *block, l *line, ts time.Time, ctx context, index in
 	if d.seenCall(id) {
 		return nil
 	}
-	d.seenCalls[id] = true
+	d.markCall(id)
 	c := &call{name: b.Name, ts: ts, cwd: l.CWD}
 	d.calls[id] = c
 	if shell, ok := shellTools[b.Name]; ok {
@@ -82,19 +106,43 @@ func (d *Decoder) toolUse(b *block, l *line, ts time.Time, ctx context, index in
 		if what == "" {
 			what = in.Description
 		}
-		c.kind, c.agentType = kindDelegation, in.SubagentType
-		c.task = &task{callID: id, prompt: strings.TrimSpace(in.Prompt)}
-		d.tasks = append(d.tasks, c.task)
-		start := d.event(ts, &transcript.Delegation{Phase: transcript.PhaseStart,
-			AgentType: in.SubagentType, Task: what}, ctx, id)
-		d.openDelegation(id, start)
-		return []*transcript.Event{start}
+		if in.SubagentType == "" && in.Resume != "" {
+			in.SubagentType = d.agentTypes[in.Resume]
+		}
+		return []*transcript.Event{d.startDelegation(c, id, in.SubagentType, what, in.Resume, ts, ctx)}
+	}
+	if b.Name == sendMessageTool {
+		var in sendMessageInput
+		_ = json.Unmarshal(b.Input, &in)
+		if running, known := d.agentRunning[in.To]; known && !running {
+			// A sub-agent that stopped runs again to answer.
+			c.resumes = true
+			return []*transcript.Event{d.startDelegation(c, id, d.agentTypes[in.To], in.Message, in.To, ts, ctx)}
+		}
 	}
 	input := b.Input
 	if len(input) == 0 || !json.Valid(input) {
 		input = nil
 	}
 	return []*transcript.Event{d.event(ts, &transcript.ToolCall{Tool: b.Name, Input: input}, ctx, id)}
+}
+
+// startDelegation makes the start of a delegation to a sub-agent of type
+// agentType, its task what; agentID names the sub-agent when the call does
+// (one resumed).
+func (d *Decoder) startDelegation(c *call, id, agentType, what, agentID string, ts time.Time, ctx context) *transcript.Event {
+	c.kind, c.agentType, c.agentID = kindDelegation, agentType, agentID
+	c.task = &task{callID: id, prompt: strings.TrimSpace(what)}
+	d.tasks = append(d.tasks, c.task)
+	start := d.event(ts, &transcript.Delegation{Phase: transcript.PhaseStart, AgentType: agentType, Task: what}, ctx, id)
+	if !safeName(agentID) {
+		agentID = ""
+	}
+	if agentID != "" {
+		d.agentRunning[agentID] = true
+	}
+	d.openDelegation(id, agentID, start)
+	return start
 }
 
 // task is a started delegation: its call id and prompt, and the sub-agent
@@ -117,7 +165,7 @@ func (d *Decoder) toolResult(b *block, tur *toolUseResult, ts time.Time, ctx con
 	if d.seenResult(id) {
 		return
 	}
-	d.seenResults[id] = true
+	d.markResult(id)
 	c := d.calls[id]
 	delete(d.calls, id)
 	out := b.Content.text()
@@ -129,22 +177,95 @@ func (d *Decoder) toolResult(b *block, tur *toolUseResult, ts time.Time, ctx con
 	case kindBash:
 		d.push(d.event(ts, bashRun(c, b, tur, out, ts), ctx, id))
 	case kindDelegation:
-		if c.task != nil {
-			c.task.done = true
-		}
-		ok := !b.IsError
-		end := &transcript.Delegation{Phase: transcript.PhaseEnd, AgentType: c.agentType, Result: out, Success: &ok}
-		fileAgent := "" // the sub-agent whose own file may hold its work
-		if tur != nil && tur.AgentID != "" {
-			end.SubAgentID, fileAgent = tur.AgentID, tur.AgentID
-		} else if c.task != nil {
-			end.SubAgentID = c.task.agentID
-		}
-		d.endDelegation(id, fileAgent, d.event(ts, end, ctx, id))
+		d.delegationResult(id, c, b, tur, out, ts, ctx)
 	default:
 		d.push(d.event(ts, &transcript.ToolResult{Tool: c.name, Output: out, IsError: b.IsError,
 			DurationMS: stream.DurationMS(c.ts, ts)}, ctx, id))
 	}
+}
+
+// delegationResult handles the result of a delegation: its end, or for a
+// sub-agent launched in the background (or resumed by a message) the
+// note that it runs, whose task notification ends the delegation later.
+func (d *Decoder) delegationResult(id string, c *call, b *block, tur *toolUseResult, out string, ts time.Time, ctx context) {
+	agentID := c.agentID
+	if tur != nil && tur.AgentID != "" {
+		agentID = tur.AgentID
+	}
+	if !safeName(agentID) {
+		agentID = ""
+	}
+	if agentID != "" && c.agentType != "" {
+		d.agentTypes[agentID] = c.agentType
+	}
+	async := tur != nil && (tur.IsAsync || tur.Status == "async_launched")
+	if !b.IsError && (async || c.resumes) {
+		d.background[id] = &background{agentID: agentID, agentType: c.agentType, ctx: ctx}
+		if agentID != "" {
+			d.agentRunning[agentID] = true
+		}
+		d.knowAgent(id, agentID)
+		return
+	}
+	if c.task != nil {
+		c.task.done = true
+	}
+	ok := !b.IsError
+	end := &transcript.Delegation{Phase: transcript.PhaseEnd, AgentType: c.agentType, Result: out, Success: &ok,
+		SubAgentID: agentID}
+	fileAgent := "" // the sub-agent whose own file may hold its work
+	if tur != nil && tur.AgentID != "" {
+		fileAgent = agentID
+	} else if end.SubAgentID == "" && c.task != nil {
+		end.SubAgentID = c.task.agentID
+	}
+	if agentID != "" {
+		d.agentRunning[agentID] = false
+	}
+	d.endDelegation(id, fileAgent, d.event(ts, end, ctx, id))
+}
+
+// taskNotified ends the background delegation a task notification reports
+// on (Claude Code tells the main agent when a sub-agent it launched in the
+// background stops), at the notification's time, with the sub-agent's
+// result. A notification of anything else (a background command) ends
+// nothing.
+func (d *Decoder) taskNotified(text string, ts time.Time) {
+	n := parseNotification(text)
+	id, bg := n.toolUseID, d.background[n.toolUseID]
+	if d.notified[id] {
+		return // read after it was queued: it ended there
+	}
+	if bg == nil && n.taskID != "" {
+		for callID, b := range d.background {
+			if b.agentID == n.taskID {
+				id, bg = callID, b
+				break
+			}
+		}
+	}
+	if bg == nil {
+		return
+	}
+	delete(d.background, id)
+	d.notified[id] = true
+	agentID := bg.agentID
+	if agentID == "" && safeName(n.taskID) {
+		agentID = n.taskID
+	}
+	if agentID != "" {
+		d.agentRunning[agentID] = false
+	}
+	for _, t := range d.tasks {
+		if t.callID == id {
+			t.done = true
+		}
+	}
+	ok := n.status == "" || n.status == "completed"
+	end := &transcript.Delegation{Phase: transcript.PhaseEnd, AgentType: bg.agentType, SubAgentID: agentID,
+		Result: n.result, Success: &ok}
+	d.flushMessage()
+	d.endDelegation(id, agentID, d.event(ts, end, bg.ctx, id))
 }
 
 // Codes of the run errors the decoder records for Bash calls that did not

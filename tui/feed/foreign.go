@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/cuff-dev/cuff/session"
@@ -112,6 +113,14 @@ func (s *seqShift) Line(line []byte, out stream.Emit) error { return s.d.Line(li
 
 func (s *seqShift) Flush(out stream.Emit) error { return s.d.Flush(s.shift(out)) }
 
+// Wake passes on when the decoder asks to be flushed again (session.Waker).
+func (s *seqShift) Wake() (time.Time, bool) {
+	if w, ok := s.d.(session.Waker); ok {
+		return w.Wake()
+	}
+	return time.Time{}, false
+}
+
 func (s *seqShift) shift(out stream.Emit) stream.Emit {
 	return func(ev *transcript.Event) error {
 		ev.Seq += s.base
@@ -202,7 +211,13 @@ func (f *Feed) readOlder(t *foreignTail, to int64) (*timeline.Timeline, int64, e
 		}
 		data = data[min(i+1, len(data)):]
 	}
-	if err := dec.Close(collect); err != nil {
+	// A part of the file: a delegation still open at its end ends in the
+	// part loaded after it, which reads its sub-agent's own file.
+	closePart := dec.Close
+	if p, ok := dec.(interface{ ClosePart(stream.Emit) error }); ok {
+		closePart = p.ClosePart
+	}
+	if err := closePart(collect); err != nil {
 		return nil, 0, err
 	}
 	tl := timeline.New()

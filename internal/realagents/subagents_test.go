@@ -1,0 +1,139 @@
+package realagents
+
+import (
+	"crypto/rand"
+	"fmt"
+	"strings"
+	"testing"
+
+	at "github.com/cuff-dev/cuff/internal/agenttest"
+)
+
+// TestClaudeSubAgentWhileMainTalks: the main agent starts a sub-agent in
+// the background and goes on talking and running its own command while
+// the sub-agent runs its own (the model mock orders the two: the main
+// agent's next turn waits for the sub-agent's command, the sub-agent's
+// answer for the main agent's). What a person sees — the joined session,
+// Claude Code's transcript alone, cuff's own recording, and the session
+// followed live as `cuff watch` follows it — tells it as it happened: in
+// the order of time, each line on its own agent, the sub-agent's nested
+// under its delegation, which ends when the sub-agent reports back; the
+// task notification that reports it is shown as what it is.
+func TestClaudeSubAgentWhileMainTalks(t *testing.T) {
+	e := hooked(t)
+	conversation := newUUID(t)
+	letGo := make(chan struct{})
+	m := at.NewAnthropic(t,
+		at.Say("count the files",
+			at.Turn(at.Until(letGo), at.Text("A helper will count in the background."),
+				at.Tool("Agent", map[string]any{"subagent_type": "general-purpose", "description": "count files",
+					"prompt": "Count the files in the project", "run_in_background": true}).WithID("toolu_task")),
+			at.Turn(at.After("toolu_sub_ls"), at.Text("Meanwhile I check the status."),
+				at.Bash("git status --short").WithID("toolu_status")),
+			at.Turn(at.Text("Waiting for the helper.")),
+			at.Turn(at.Text("The helper reported.")), // after the task notification
+		),
+		at.Say("Count the files in the project",
+			at.Turn(at.Text("Counting now."), at.Bash("ls -a | wc -l").WithID("toolu_sub_ls")),
+			at.Turn(at.After("toolu_status"), at.Text("There are 4 entries.")),
+		),
+	)
+	p := e.StartClaude(m, "count the files", "--session-id", conversation)
+	id := "claude:" + conversation
+	watched := e.FollowLive(id, "project")
+	transcriptLive := e.FollowLive(id, "claude")
+	close(letGo) // the model answers once both follow the conversation
+	r := finishedOK(t, e, p)
+	if r.SessionID != conversation {
+		t.Fatalf("claude ran session %s, not %s", r.SessionID, conversation)
+	}
+
+	// What happened, as chains of what must come before what (the main
+	// agent's end of turn and the sub-agent's answer race, rightly).
+	chains := func(verdict string) [][]string {
+		sub := []string{"main: delegate general-purpose: Count the files in the project",
+			"  sub1: Counting now.", "  sub1: $ ls -a | wc -l" + verdict, "  sub1: $ ls -a | wc -l → exit 0",
+			"main: Meanwhile I check the status."}
+		if verdict == "" { // the transcript alone: the sub-agent's prompt is its first turn
+			sub = append(sub[:1], append([]string{"  user: Count the files in the project"}, sub[1:]...)...)
+		}
+		return [][]string{
+			{"user: count the files", "main: A helper will count in the background.",
+				"main: delegate general-purpose: Count the files in the project",
+				"main: Meanwhile I check the status.", "main: $ git status --short" + verdict,
+				"main: $ git status --short → exit 0", "main: Waiting for the helper.",
+				"context: task_notification", "main: The helper reported."},
+			sub,
+			{"main: $ git status --short → exit 0", "  sub1: There are 4 entries.", "main: delegation ✓",
+				"context: task_notification"},
+		}
+	}
+	check := func(what string, evs []at.Event, verdict string) {
+		t.Helper()
+		if what != "cuff's recording" { // the hook records text when it reads it (see docs/agents.md)
+			if n := at.OutOfOrder(evs); n > 0 {
+				t.Errorf("%s: %d events out of the order of time", what, n)
+			}
+			at.InTimeOrder(t, evs)
+		}
+		at.ExpectHappened(t, evs, chains(verdict)...)
+		for _, ev := range evs {
+			if strings.Contains(ev.Str("text"), "<task-notification>") {
+				t.Errorf("%s: the task notification is shown as raw XML: %q", what, ev.Str("text"))
+			}
+		}
+	}
+	joinedID, joined := e.Recording(conversation)
+	check("the joined session", joined, " [allow]")
+	check("Claude Code's transcript", e.EventsFrom(id, "claude"), "")
+	check("cuff's recording", cuffPart(t, e, conversation), " [allow]")
+
+	done := func(evs []at.Event) bool {
+		for _, ev := range evs {
+			if ev.Str("text") == "The helper reported." {
+				return true
+			}
+		}
+		return false
+	}
+	watched.WaitFor("the main agent's last answer", done)
+	transcriptLive.WaitFor("the main agent's last answer", done)
+	check("the joined session followed live", watched.Stop(), " [allow]")
+	check("the transcript followed live", transcriptLive.Stop(), "")
+
+	md := e.Markdown(joinedID)
+	at.InOrder(t, "the markdown export", md, "Counting now.", "Meanwhile I check the status.",
+		`Task notification · Agent "count files" finished`, "The helper reported.")
+	html := e.Cuff("record", "export", joinedID, "--format", "html")
+	for what, out := range map[string]string{"markdown": md, "html": html.Stdout} {
+		if strings.Contains(out, "task-notification") {
+			t.Errorf("the %s export shows the task notification's XML:\n%s", what, out)
+		}
+	}
+}
+
+// cuffPart is cuff's own recording of a conversation (--source cuff).
+func cuffPart(t *testing.T, e *at.Env, conversation string) []at.Event {
+	t.Helper()
+	for _, s := range e.SessionsFrom("cuff") {
+		evs := e.EventsFrom(s.Str("session_id"), "cuff")
+		for _, ev := range evs {
+			if ev.Str("conversation_id") == conversation {
+				return evs
+			}
+		}
+	}
+	t.Fatalf("cuff recorded no session of conversation %s", conversation)
+	return nil
+}
+
+// newUUID is a random uuid (version 4), for a session id of our choosing.
+func newUUID(t *testing.T) string {
+	t.Helper()
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
