@@ -416,6 +416,17 @@ func (m *mdWriter) delegationStart(n *mdNode, b *transcript.Delegation, prefix s
 	}
 }
 
+// delegationGoesOn writes the line that takes a delegation up again after
+// its parent did something (its sub-agent works in the background).
+func (m *mdWriter) delegationGoesOn(start *transcript.Event, prefix string) {
+	agent := "sub-agent"
+	if b, ok := start.Body.(*transcript.Delegation); ok && b.AgentType != "" {
+		agent = b.AgentType
+	}
+	m.line(prefix, "*↳ The delegation to "+inlineCode(agent)+" continues:*")
+	m.line(prefix, "")
+}
+
 // delegationEnd writes how a delegation ended, after the entries inside it
 // and, when there were any, a blank line.
 func (m *mdWriter) delegationEnd(n *mdNode, b *transcript.Delegation, prefix string) {

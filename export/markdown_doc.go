@@ -148,6 +148,12 @@ func (d *mdDoc) walk(n int32) error {
 // rendered from its events; for a delegation, with the entries inside it.
 func (d *mdDoc) entry(nd *mdPlanNode) error {
 	prefix := quotePrefix(&d.prefix, nd.depth)
+	switch nd.kind {
+	case mdContinuation:
+		return d.continuation(nd, prefix)
+	case mdEndApart:
+		return d.endApart(&d.plan.nodes[nd.of], prefix)
+	}
 	var node *mdNode
 	if nd.rendered() {
 		if err := d.copy(nd.head()); err != nil {
@@ -173,8 +179,39 @@ func (d *mdDoc) entry(nd *mdPlanNode) error {
 			return err
 		}
 	}
+	if nd.apart {
+		return nil // told where it ended
+	}
 	if nd.rendered() {
 		return d.copy(nd.end())
+	}
+	return d.render(func() { d.r.delegationEnd(node, node.ev.Body.(*transcript.Delegation), prefix) })
+}
+
+// continuation writes a delegation going on after its parent did something:
+// a line saying so, and the entries inside it from there.
+func (d *mdDoc) continuation(nd *mdPlanNode, prefix string) error {
+	start, err := d.event(nd.first)
+	if err != nil {
+		return err
+	}
+	if err := d.render(func() { d.r.delegationGoesOn(start, prefix) }); err != nil {
+		return err
+	}
+	if err := d.walk(nd.child); err != nil {
+		return err
+	}
+	return d.render(func() { d.r.line(prefix, "") })
+}
+
+// endApart writes how delegation nd ended, where it ended.
+func (d *mdDoc) endApart(nd *mdPlanNode, prefix string) error {
+	if nd.rendered() {
+		return d.copy(nd.end())
+	}
+	node, err := d.node(nd)
+	if err != nil {
+		return err
 	}
 	return d.render(func() { d.r.delegationEnd(node, node.ev.Body.(*transcript.Delegation), prefix) })
 }

@@ -136,17 +136,35 @@ func (s *mdSummary) add(ev *transcript.Event) {
 }
 
 // mdPlanNode is an entry of the document: an event, the second half of its
-// call, and for a delegation the entries inside it.
+// call, and for a delegation the entries inside it. A delegation whose
+// sub-agent works while its parent goes on (a sub-agent in the background)
+// is told in parts, as it happened: where the sub-agent goes on after the
+// parent did something, a continuation entry holds what follows, and its
+// end is an entry of its own where it ended.
 type mdPlanNode struct {
 	first, second int32 // events by position in the session as read; -1 for none
 	depth         int32 // how many delegations it is inside
 	child, last   int32 // a delegation's first and last entry inside; -1 for none
 	next          int32 // the next entry at the same level; -1 for none
+	kind          mdPart
+	of            int32 // a continuation's or an end's delegation; a delegation's own parent delegation, or -1
+	seg           int32 // a delegation's part that takes its next entries: itself or its last continuation
+	touched       int64 // a delegation's last entry, as planner.entries counted then
+	apart         bool  // a delegation whose end is an entry of its own
 	// text is the entry rendered, when it is (text.n > 0); for a
 	// delegation, its beginning then its end, which is the last tail bytes.
 	text mdSpan
 	tail uint32
 }
+
+// mdPart is what part of the document an entry is.
+type mdPart uint8
+
+const (
+	mdEntry        mdPart = iota // an event (and its call's second half)
+	mdContinuation               // a delegation going on after its parent did something
+	mdEndApart                   // a delegation's end, told where it ended
+)
 
 // rendered reports whether the entry's text is in the spool.
 func (nd *mdPlanNode) rendered() bool { return nd.text.n > 0 }
@@ -166,6 +184,7 @@ type mdPlanner struct {
 	open        map[string]int32
 	delegations map[string]int32
 	startSeen   bool
+	entries     int64 // entries placed so far
 }
 
 func newPlanner() *mdPlanner {
@@ -201,12 +220,18 @@ func (p *mdPlanner) add(pos int32, r *mdKeys) mdJoin {
 	case mdDelegation:
 		if n, ok := p.delegations[r.key]; ok && r.delegEnd && r.key != "" && p.nodes[n].second < 0 {
 			p.nodes[n].second = pos
+			if p.interrupted(n) || p.nodes[n].seg != n {
+				// Its parent went on meanwhile: the end is told where it came.
+				p.nodes[n].apart = true
+				e := p.newNode(mdEndApart, pos)
+				p.nodes[e].of = n
+				p.place(e, p.nodes[n].of)
+			}
 			j.node, j.second = n, true
 			return j
 		}
 	}
-	n := int32(len(p.nodes))
-	p.nodes = append(p.nodes, mdPlanNode{first: pos, second: -1, child: -1, last: -1, next: -1})
+	n := p.newNode(mdEntry, pos)
 	j.node = n
 	switch r.body {
 	case mdToolCall, mdBashStart, mdApprovalRequest:
@@ -226,24 +251,63 @@ func (p *mdPlanner) add(pos int32, r *mdKeys) mdJoin {
 			j.waits = true
 		}
 	}
+	parent := int32(-1)
 	if d, ok := p.delegations[r.parent]; ok && r.parent != "" && d != n {
-		p.nodes[n].depth = p.nodes[d].depth + 1
-		if p.nodes[d].last < 0 {
-			p.nodes[d].child = n
-		} else {
-			p.nodes[p.nodes[d].last].next = n
-		}
-		p.nodes[d].last = n
-	} else {
+		parent = d
+	}
+	if r.body == mdDelegation && !r.delegEnd {
+		p.nodes[n].of, p.nodes[n].seg = parent, n
+	}
+	p.place(n, parent)
+	return j
+}
+
+// newNode adds an entry of kind for the event at pos, not placed yet.
+func (p *mdPlanner) newNode(kind mdPart, pos int32) int32 {
+	n := int32(len(p.nodes))
+	p.nodes = append(p.nodes, mdPlanNode{first: pos, second: -1, child: -1, last: -1, next: -1, kind: kind, of: -1, seg: -1})
+	return n
+}
+
+// place puts entry n last inside delegation d (-1: at the top level): in
+// its part that takes entries, or in a continuation of it when something
+// outside it was placed since its last entry.
+func (p *mdPlanner) place(n, d int32) {
+	if d >= 0 && p.interrupted(d) {
+		c := p.newNode(mdContinuation, p.nodes[d].first)
+		p.nodes[c].of, p.nodes[c].depth = d, p.nodes[d].depth
+		p.place(c, p.nodes[d].of)
+		p.nodes[d].seg = c
+	}
+	p.entries++
+	if d < 0 {
 		if p.last < 0 {
 			p.root = n
 		} else {
 			p.nodes[p.last].next = n
 		}
 		p.last = n
+	} else {
+		seg := &p.nodes[p.nodes[d].seg]
+		p.nodes[n].depth = p.nodes[d].depth + 1
+		if seg.last < 0 {
+			seg.child = n
+		} else {
+			p.nodes[seg.last].next = n
+		}
+		seg.last = n
 	}
-	return j
+	if p.nodes[n].kind == mdEntry && p.nodes[n].seg == n { // a delegation: nothing is inside it yet
+		p.nodes[n].touched = p.entries
+	}
+	for ; d >= 0; d = p.nodes[d].of {
+		p.nodes[d].touched = p.entries
+	}
 }
+
+// interrupted reports whether something outside delegation d was placed
+// since its last entry.
+func (p *mdPlanner) interrupted(d int32) bool { return p.nodes[d].touched != p.entries }
 
 // planAll plans the document from the keys of all the events of a
 // session, taken in seq order (stably).

@@ -22,13 +22,32 @@ import (
 // entries are rendered as they complete and the document is put together
 // at the end. These tests hold it to the document that Markdown writes from
 // events in memory, and both to a plain model of the document: the tree of
-// entries built from all the events sorted by seq, written depth first.
+// entries built from all the events sorted by seq, written depth first —
+// a delegation's entries inside it, except that where something outside it
+// came between, it goes on in a continuation placed there, and its end is
+// then told where it came.
 
 // modelEntry is an entry of the model: an event, the second half of its
-// call, and for a delegation the entries inside it.
+// call, and for a delegation the entries inside it; or a continuation of
+// delegation of, or the end of delegation of told apart.
 type modelEntry struct {
 	ev, second *transcript.Event
 	children   []*modelEntry
+	owner      *modelEntry // the delegation it is inside (for a continuation, the delegation's own)
+	cont, end  bool
+	of         *modelEntry
+	seg        *modelEntry // a delegation's part that takes entries
+	apart      bool
+}
+
+// inside reports whether e is d or inside it.
+func (e *modelEntry) inside(d *modelEntry) bool {
+	for ; e != nil; e = e.owner {
+		if e == d {
+			return true
+		}
+	}
+	return false
 }
 
 // modelMarkdown writes the document the simple way: sort, build the whole
@@ -41,6 +60,22 @@ func modelMarkdown(events []*transcript.Event, opts MarkdownOptions) []byte {
 	var start, end *transcript.Event
 	open := map[string]*modelEntry{}
 	delegations := map[string]*modelEntry{}
+	var last *modelEntry // the entry placed last
+	var place func(e, d *modelEntry)
+	place = func(e, d *modelEntry) {
+		if d != nil && (last == nil || !last.inside(d)) {
+			c := &modelEntry{ev: d.ev, cont: true, of: d, owner: d.owner}
+			place(c, d.owner)
+			d.seg = c
+		}
+		if d == nil {
+			roots = append(roots, e)
+		} else {
+			d.seg.children = append(d.seg.children, e)
+			e.owner = d
+		}
+		last = e
+	}
 	for _, ev := range sorted {
 		switch b := ev.Body.(type) {
 		case *transcript.SessionStart:
@@ -60,6 +95,10 @@ func modelMarkdown(events []*transcript.Event, opts MarkdownOptions) []byte {
 		case *transcript.Delegation:
 			if e := delegations[ev.CallID]; b.Phase == transcript.PhaseEnd && e != nil && ev.CallID != "" && e.second == nil {
 				e.second = ev
+				if e.seg != e || !last.inside(e) {
+					e.apart = true
+					place(&modelEntry{ev: e.ev, end: true, of: e}, e.owner)
+				}
 				continue
 			}
 		}
@@ -74,10 +113,13 @@ func modelMarkdown(events []*transcript.Event, opts MarkdownOptions) []byte {
 				delegations[ev.CallID] = e
 			}
 		}
+		if b, ok := ev.Body.(*transcript.Delegation); ok && b.Phase != transcript.PhaseEnd {
+			e.seg = e
+		}
 		if p := delegations[ev.ParentCallID]; p != nil && ev.ParentCallID != "" && p != e {
-			p.children = append(p.children, e)
+			place(e, p)
 		} else {
-			roots = append(roots, e)
+			place(e, nil)
 		}
 	}
 	sum := mdSummary{start: start, end: end}
@@ -110,6 +152,19 @@ func modelMarkdown(events []*transcript.Event, opts MarkdownOptions) []byte {
 	}
 	var walk func(e *modelEntry, prefix string)
 	walk = func(e *modelEntry, prefix string) {
+		switch {
+		case e.cont:
+			emit(func() { m.delegationGoesOn(e.ev, prefix) })
+			for _, c := range e.children {
+				walk(c, prefix+"> ")
+			}
+			emit(func() { m.line(prefix, "") })
+			return
+		case e.end:
+			n := &mdNode{ev: e.of.ev, second: e.of.second}
+			emit(func() { m.delegationEnd(n, n.ev.Body.(*transcript.Delegation), prefix) })
+			return
+		}
 		n := &mdNode{ev: e.ev, second: e.second}
 		emit(func() { m.node(n, prefix) })
 		b, ok := e.ev.Body.(*transcript.Delegation)
@@ -122,7 +177,9 @@ func modelMarkdown(events []*transcript.Event, opts MarkdownOptions) []byte {
 		if len(e.children) > 0 {
 			emit(func() { m.line(prefix, "") })
 		}
-		emit(func() { m.delegationEnd(n, b, prefix) })
+		if !e.apart {
+			emit(func() { m.delegationEnd(n, b, prefix) })
+		}
 	}
 	for _, e := range roots {
 		walk(e, "")
@@ -450,9 +507,9 @@ func FuzzMarkdownStream(f *testing.F) {
 }
 
 // TestMarkdownClockAcrossDays: a time shows its date when the day differs
-// from the last time written, in the order of the document (an entry
-// inside a delegation comes before a later one outside it). A thinking
-// turn's time never shows the date, as it never has.
+// from the last time written, in the order of the document (a delegation
+// going on after something outside it comes after it). A thinking turn's
+// time never shows the date, as it never has.
 func TestMarkdownClockAcrossDays(t *testing.T) {
 	b := newSessionBuilder()
 	b.add(&transcript.ChatTurn{Role: "user", Text: "one"}, "", "")
@@ -478,8 +535,8 @@ func TestMarkdownClockAcrossDays(t *testing.T) {
 		want := []string{
 			"## 👤 User · 14:30:52",
 			"### ✅ Delegation to `planner` · 14:30:53",
-			"> ## 🤖 Assistant · 2026-01-19 02:30:55 · agent `sub_d1`",
-			"## 👤 User · 02:30:54",
+			"## 👤 User · 2026-01-19 02:30:54",
+			"> ## 🤖 Assistant · 02:30:55 · agent `sub_d1`",
 			"<details><summary>💭 Thinking · 02:30:57</summary>",
 		}
 		if strings.Join(heads, "\n") != strings.Join(want, "\n") {

@@ -346,3 +346,61 @@ func TestMarkdownContextTurns(t *testing.T) {
 		t.Errorf("a usage-only turn is shown:\n%s", doc)
 	}
 }
+
+// TestMarkdownBackgroundDelegation exports a sub-agent that ran in the
+// background while the main agent went on: the document tells it in the
+// order it happened — the sub-agent's work inside its delegation (quoted),
+// the main agent's between, the delegation going on where the sub-agent
+// went on and its result where it ended — and the task notification that
+// reported it as what it is.
+func TestMarkdownBackgroundDelegation(t *testing.T) {
+	b := newSessionBuilder()
+	b.add(&transcript.SessionStart{Agent: "claude-code", Source: "claude"}, "", "")
+	b.add(&transcript.ChatTurn{Role: "user", Text: "count the files"}, "", "")
+	b.add(&transcript.Delegation{Phase: "start", AgentType: "general-purpose", Task: "Count the files"}, "d1", "")
+	b.add(&transcript.ChatTurn{Role: "assistant", Text: "Counting now."}, "", "d1")
+	b.add(&transcript.BashStart{Command: "ls | wc -l"}, "toolu_s", "d1")
+	b.add(&transcript.BashRun{Command: "ls | wc -l", ExitCode: intp(0), Stdout: "4"}, "toolu_s", "d1")
+	b.add(&transcript.ChatTurn{Role: "assistant", Text: "Meanwhile I check the status."}, "", "")
+	b.add(&transcript.BashStart{Command: "git status"}, "toolu_m", "")
+	b.add(&transcript.BashRun{Command: "git status", ExitCode: intp(0)}, "toolu_m", "")
+	b.add(&transcript.ChatTurn{Role: "assistant", Text: "There are 4 entries."}, "", "d1")
+	b.add(&transcript.Delegation{Phase: "end", Result: "4 entries, counted", Success: boolp(true)}, "d1", "")
+	b.add(&transcript.ChatTurn{Role: "system", Context: transcript.ContextTaskNotification,
+		Text: "Agent \"count files\" finished\n\nThere are 4 entries."}, "", "")
+	b.add(&transcript.ChatTurn{Role: "assistant", Text: "The helper reported."}, "", "")
+	b.add(&transcript.SessionEnd{Status: "complete"}, "", "")
+	var whole, streamed bytes.Buffer
+	if err := Markdown(&whole, b.events, MarkdownOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sink := NewMarkdownSink(&streamed, MarkdownOptions{})
+	for _, ev := range b.events {
+		if err := sink.Write(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := sink.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for what, doc := range map[string]string{"whole": whole.String(), "streamed": streamed.String()} {
+		checkFences(t, doc)
+		want := []string{
+			"### ✅ Delegation to `general-purpose`", "Count the files",
+			"> ## 🤖 Assistant · 14:30:55 · agent `sub_d1`", "> Counting now.", "> ### ✅ Bash: `ls | wc -l`",
+			"\nMeanwhile I check the status.", "\n### ✅ Bash: `git status`",
+			"*↳ The delegation to `general-purpose` continues:*", "> There are 4 entries.",
+			"**Result** ✅ · 14:31:02:", "4 entries, counted",
+			"⚙️ Task notification · Agent \"count files\" finished · 14:31:03", "The helper reported.",
+		}
+		at := 0
+		for _, w := range want {
+			i := strings.Index(doc[at:], w)
+			if i < 0 {
+				t.Errorf("%s: %q is missing or out of order after byte %d:\n%s", what, w, at, doc)
+				break
+			}
+			at += i + len(w)
+		}
+	}
+}

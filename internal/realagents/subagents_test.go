@@ -42,7 +42,8 @@ func TestClaudeSubAgentWhileMainTalks(t *testing.T) {
 	id := "claude:" + conversation
 	watched := e.FollowLive(id, "project")
 	transcriptLive := e.FollowLive(id, "claude")
-	close(letGo) // the model answers once both follow the conversation
+	screen := e.StartTUI(t, "watch", id) // what a person watches
+	close(letGo)                         // the model answers once all of them follow the conversation
 	r := finishedOK(t, e, p)
 	if r.SessionID != conversation {
 		t.Fatalf("claude ran session %s, not %s", r.SessionID, conversation)
@@ -101,8 +102,19 @@ func TestClaudeSubAgentWhileMainTalks(t *testing.T) {
 	check("the joined session followed live", watched.Stop(), " [allow]")
 	check("the transcript followed live", transcriptLive.Stop(), "")
 
+	// The TUI, which watched it happen: the sub-agent's block is taken up
+	// again where the sub-agent went on, and the notification is one line.
+	shown := screen.WaitScreen("The helper reported.")
+	at.InOrder(t, "cuff watch", shown, "Meanwhile I check the status.", "git status --short",
+		"⤷ general-purpose continues", "↩ result ✓", `⚙ Task notification · Agent "count files" finished`,
+		"The helper reported.")
+	if strings.Contains(shown, "task-notification") {
+		t.Errorf("cuff watch shows the notification's XML:\n%s", shown)
+	}
+
 	md := e.Markdown(joinedID)
 	at.InOrder(t, "the markdown export", md, "Counting now.", "Meanwhile I check the status.",
+		"The delegation to `general-purpose` continues", "There are 4 entries.", "**Result** ✅",
 		`Task notification · Agent "count files" finished`, "The helper reported.")
 	html := e.Cuff("record", "export", joinedID, "--format", "html")
 	for what, out := range map[string]string{"markdown": md, "html": html.Stdout} {

@@ -1,7 +1,6 @@
 package timeline
 
 import (
-	"slices"
 	"time"
 
 	"github.com/cuff-dev/cuff/transcript"
@@ -212,8 +211,11 @@ func (t *Timeline) insert(it *Item, ev *transcript.Event) Change {
 	return t.place(it, parent)
 }
 
-// place puts it after the last item of parent's block (at the end when
-// parent is nil) and keeps every enclosing block's end up to date.
+// place puts it at the end, inside parent's block (none when parent is
+// nil), and keeps every enclosing block's end up to date. Items come in
+// the order they happened: a sub-agent that works while its parent goes on
+// (in the background) has its block interrupted by its parent's items and
+// taken up again after them, each item still inside it.
 func (t *Timeline) place(it *Item, parent *Item) Change {
 	it.ID = t.nextID
 	t.nextID++
@@ -224,18 +226,9 @@ func (t *Timeline) place(it *Item, parent *Item) Change {
 		it.more.last = it
 	}
 	pos := len(t.items)
-	if parent != nil {
-		pos = parent.more.last.Index() + 1
-	}
-	if pos == len(t.items) {
-		it.index = int32(pos)
-		t.items = append(t.items, it)
-	} else {
-		t.items = slices.Insert(t.items, pos, it)
-		for i := pos; i < len(t.items); i++ {
-			t.items[i].index = int32(i)
-		}
-	}
+	it.index = int32(pos)
+	it.resumes = parent != nil && pos > 0 && !t.items[pos-1].inside(parent)
+	t.items = append(t.items, it)
 	for p := parent; p != nil; p = p.Parent {
 		if p.more.last.index < it.index {
 			p.more.last = it

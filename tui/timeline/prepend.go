@@ -33,6 +33,7 @@ func (t *Timeline) Prepend(older *Timeline) {
 		if it.Parent != nil {
 			it.Depth = it.Parent.Depth + 1
 		}
+		it.resumes = it.Parent != nil && i > 0 && !t.items[i-1].inside(it.Parent)
 	}
 	for _, it := range t.items {
 		for p := it.Parent; p != nil; p = p.Parent {

@@ -64,8 +64,9 @@ type Item struct {
 	index int32 // position in display order
 	nsec  int32
 	// Kind is what the item shows.
-	Kind Kind
-	sub  bool // the first half came from a sub-agent
+	Kind    Kind
+	sub     bool // the first half came from a sub-agent
+	resumes bool // its delegation's block goes on here after items outside it
 }
 
 // itemMore is what only some items have, kept apart so that the many
@@ -146,6 +147,20 @@ func (it *Item) EndTS() time.Time {
 // SubAgent reports whether the event that created the item came from a
 // sub-agent rather than the session's main agent.
 func (it *Item) SubAgent() bool { return it.sub }
+
+// Resumes reports whether the item takes its delegation's block up again
+// after items outside it (its sub-agent works while its parent goes on).
+func (it *Item) Resumes() bool { return it.resumes }
+
+// inside reports whether it is block's head or inside its block.
+func (it *Item) inside(block *Item) bool {
+	for x := it; x != nil; x = x.Parent {
+		if x == block {
+			return true
+		}
+	}
+	return false
+}
 
 // Body is the body of the event that created the item: nil for an
 // unknown kind and a notice.

@@ -75,8 +75,8 @@ end
 	}
 }
 
-// TestInterleavedDelegations: two sub-agents working at once each keep
-// their block.
+// TestInterleavedDelegations: two sub-agents working at once are told in
+// the order they worked, each item inside its own delegation's block.
 func TestInterleavedDelegations(t *testing.T) {
 	b := fixture.NewBuilder()
 	b.Add(&transcript.Delegation{Phase: "start", AgentType: "a"}, "A", "")
@@ -99,9 +99,12 @@ func TestInterleavedDelegations(t *testing.T) {
 		} else if d := it.Delegation(); d != nil {
 			text = d.AgentType + d.Result
 		}
+		if it.Resumes() {
+			text += "(resumes)"
+		}
 		got = append(got, fmt.Sprintf("%d:%s", it.Depth, text))
 	}
-	want := "0:a 1:a1 1:a-child 2:a2-1 2:A2 done 1:a2 1:A done 0:b 1:b1 1:B done 0:top"
+	want := "0:a 0:b 1:a1(resumes) 1:b1(resumes) 1:a-child(resumes) 2:a2-1 1:a2 2:A2 done(resumes) 1:A done 0:top 1:B done(resumes)"
 	if strings.Join(got, " ") != want {
 		t.Errorf("order:\n%s\nwant:\n%s", strings.Join(got, " "), want)
 	}

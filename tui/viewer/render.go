@@ -93,12 +93,34 @@ func (r *renderer) render(it *timeline.Item, a args) []string {
 	default:
 		lines = r.unknown(it, a)
 	}
+	if it.Resumes() {
+		lines = r.resumed(it, lines, a)
+	}
 	for i, l := range lines {
 		if ansi.StringWidth(l) > a.width {
 			lines[i] = ansi.Truncate(l, a.width, "…")
 		}
 	}
 	return lines
+}
+
+// resumed puts a line saying whose block goes on before the lines of an
+// item that takes its delegation's block up again after items outside it
+// (a sub-agent working in the background while its parent goes on).
+func (r *renderer) resumed(it *timeline.Item, lines []string, a args) []string {
+	agent := "sub-agent"
+	if d := it.Parent.Delegation(); d != nil && d.AgentType != "" {
+		agent = common.OneLine(common.Sanitize(d.AgentType), 30)
+	}
+	lead := 0
+	for lead < len(lines) && lines[lead] == "" {
+		lead++
+	}
+	if lead == 0 {
+		lines, lead = append([]string{""}, lines...), 1
+	}
+	head := r.headLine(r.st.Delegation.Render("⤷ "+agent+" continues"), "", a.width)
+	return append(lines[:lead:lead], append([]string{head}, lines[lead:]...)...)
 }
 
 // headLine lays out a title on the left and facts on the right, cutting

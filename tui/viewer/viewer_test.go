@@ -498,3 +498,45 @@ func TestContextTurns(t *testing.T) {
 		t.Errorf("want one assistant turn:\n%s", view)
 	}
 }
+
+// TestBackgroundSubAgent: a sub-agent that works while the main agent goes
+// on is shown as it happened — its block taken up again, saying whose,
+// after the main agent's turns — and the task notification that reports
+// it is one line saying what it is.
+func TestBackgroundSubAgent(t *testing.T) {
+	at := fixture.Start
+	var events []*transcript.Event
+	add := func(b transcript.Body, call, parent string) {
+		ev := transcript.New(fixture.ID, at, b)
+		ev.Seq, ev.CallID, ev.ParentCallID = int64(len(events)+1), call, parent
+		if parent != "" {
+			ev.AgentID = "a1"
+		}
+		at = at.Add(time.Second)
+		events = append(events, ev)
+	}
+	ok := true
+	add(&transcript.SessionStart{Agent: "claude-code", Source: "claude"}, "", "")
+	add(&transcript.Delegation{Phase: "start", AgentType: "general-purpose", Task: "Count the files"}, "d1", "")
+	add(&transcript.ChatTurn{Role: "assistant", Text: "Counting now."}, "", "d1")
+	add(&transcript.ChatTurn{Role: "assistant", Text: "Meanwhile I check the status."}, "", "")
+	add(&transcript.ChatTurn{Role: "assistant", Text: "There are 4 entries."}, "", "d1")
+	add(&transcript.Delegation{Phase: "end", Result: "4", Success: &ok}, "d1", "")
+	add(&transcript.ChatTurn{Role: "system", Context: transcript.ContextTaskNotification,
+		Text: "Agent \"count files\" finished\n\nThere are 4 entries."}, "", "")
+	add(&transcript.ChatTurn{Role: "assistant", Text: "The helper reported."}, "", "")
+	view := plain(press(newViewer(events, 100, 40), "g"))
+	order := []string{"⤷ general-purpose", "│ Counting now.", "Meanwhile I check the status.", "│ ⤷ general-purpose continues",
+		"│ There are 4 entries.", "│ ↩ result ✓", "⚙ Task notification · Agent \"count files\" finished", "The helper reported."}
+	rest := view
+	for _, want := range order {
+		i := strings.Index(rest, want)
+		if i < 0 {
+			t.Fatalf("view lacks %q after what came before:\n%s", want, view)
+		}
+		rest = rest[i+len(want):]
+	}
+	if strings.Count(view, "continues") != 1 {
+		t.Errorf("want the block taken up once:\n%s", view)
+	}
+}
