@@ -3,6 +3,7 @@ package realagents
 import (
 	"crypto/rand"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -122,6 +123,87 @@ func TestClaudeSubAgentWhileMainTalks(t *testing.T) {
 			t.Errorf("the %s export shows the task notification's XML:\n%s", what, out)
 		}
 	}
+}
+
+// TestClaudeSubAgentResumed: a sub-agent in the background reports back,
+// and the main agent sends it a message, which runs it again (Claude Code
+// answers SendMessage with "Resuming agent …"). Each run is a delegation of
+// its own holding what the sub-agent did for it, ended by its own task
+// notification, in the joined session and in the transcript alone.
+func TestClaudeSubAgentResumed(t *testing.T) {
+	e := hooked(t)
+	var m *at.Anthropic
+	m = at.NewAnthropic(t,
+		at.Say("count the files",
+			at.Turn(at.Text("A helper will count."), at.Tool("Agent", map[string]any{"subagent_type": "general-purpose",
+				"description": "count files", "prompt": "Count the files in the project", "run_in_background": true}).WithID("toolu_task")),
+			at.Turn(at.After("toolu_sub_ls"), at.Text("Waiting.")),
+			at.Turn(at.Text("Asking again."), at.Tool("SendMessage", nil).WithInput(func() any {
+				return map[string]any{"to": launchedAgent(m), "summary": "count again", "message": "Count them again please"}
+			}).WithID("toolu_send")),
+			at.Turn(at.After("toolu_sub_ls2"), at.Text("Waiting again.")),
+			at.Turn(at.Text("Done.")),
+		),
+		at.Say("Count the files in the project",
+			at.Turn(at.Text("Counting now."), at.Bash("ls -a | wc -l").WithID("toolu_sub_ls")),
+			at.Turn(at.Text("There are 4 entries.")),
+			at.Turn(at.Text("Counting again."), at.Bash("ls | wc -l").WithID("toolu_sub_ls2")),
+			at.Turn(at.Text("Still 4.")),
+		),
+	)
+	r := claudeOK(t, e, m, "count the files")
+	if res, ok := m.Result("toolu_send"); !ok || res.IsError {
+		t.Fatalf("SendMessage: %+v", res)
+	}
+	id := "claude:" + r.SessionID
+	_, joined := e.Recording(r.SessionID)
+	for what, evs := range map[string][]at.Event{"the joined session": joined, "Claude Code's transcript": e.EventsFrom(id, "claude")} {
+		verdict := " [allow]"
+		if what != "the joined session" {
+			verdict = ""
+		}
+		at.InTimeOrder(t, evs)
+		var told []at.Event
+		for _, ev := range evs {
+			if ev.Type() == "chat_turn" && ((ev.Str("parent_call_id") != "" && ev.Str("role") == "user") || ev.Str("context") == "reminder") {
+				continue // a run's prompt and Claude Code's reminders, as each version words them
+			}
+			told = append(told, ev)
+		}
+		at.ExpectHappened(t, told,
+			[]string{"user: count the files", "main: A helper will count.",
+				"main: delegate general-purpose: Count the files in the project", "main: Waiting.",
+				"context: task_notification", "main: Asking again.", "main: delegate general-purpose: Count them again please",
+				"main: Waiting again.", "context: task_notification#2", "main: Done."},
+			[]string{"main: delegate general-purpose: Count the files in the project", "  sub1: Counting now.",
+				"  sub1: $ ls -a | wc -l" + verdict, "  sub1: $ ls -a | wc -l → exit 0", "  sub1: There are 4 entries.",
+				"main: delegation ✓", "context: task_notification", "main: Asking again."},
+			[]string{"main: delegate general-purpose: Count them again please", "  sub1: Counting again.",
+				"  sub1: $ ls | wc -l" + verdict, "  sub1: $ ls | wc -l → exit 0", "  sub1: Still 4.",
+				"main: delegation ✓#2", "context: task_notification#2"},
+		)
+		runOf := map[string]string{"Counting now.": "toolu_task", "There are 4 entries.": "toolu_task",
+			"Counting again.": "toolu_send", "Still 4.": "toolu_send"}
+		for _, ev := range evs {
+			if want, ok := runOf[ev.Str("text")]; ok && ev.Str("parent_call_id") != want {
+				t.Errorf("%s: %q is inside %q, want the run %s", what, ev.Str("text"), ev.Str("parent_call_id"), want)
+			}
+			if c := ev.Str("command"); (c == "ls | wc -l" && ev.Str("parent_call_id") != "toolu_send") ||
+				(c == "ls -a | wc -l" && ev.Str("parent_call_id") != "toolu_task") {
+				t.Errorf("%s: %s of %s is inside %q", what, ev.Type(), c, ev.Str("parent_call_id"))
+			}
+		}
+	}
+}
+
+// launchedAgent is the id of the sub-agent the Agent call toolu_task
+// launched in the background, as its result tells the model.
+func launchedAgent(m *at.Anthropic) string {
+	res, _ := m.Result("toolu_task")
+	if f := regexp.MustCompile(`agentId: ([0-9A-Za-z_-]+)`).FindStringSubmatch(res.Output); f != nil {
+		return f[1]
+	}
+	return ""
 }
 
 // cuffPart is cuff's own recording of a conversation (--source cuff).
