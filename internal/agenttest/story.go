@@ -247,7 +247,7 @@ func InTimeOrder(t testing.TB, events []Event) {
 		}
 		if ts.Before(last) {
 			t.Errorf("seq %v (%s) at %s comes after an event at %s:\n\t%s", ev["seq"], ev.Type(), ts.Format(time.RFC3339Nano),
-				last.Format(time.RFC3339Nano), strings.Join(Story(events), "\n\t"))
+				last.Format(time.RFC3339Nano), joinLines(timed(events)))
 			return
 		}
 		last = ts
@@ -311,6 +311,24 @@ func OutOfOrder(events []Event) int {
 		last = ts
 	}
 	return n
+}
+
+// timed lists events as a person reading them would need to find one out
+// of order: each with its number, time, type, agent and text or command.
+func timed(events []Event) []string {
+	lines := make([]string, 0, len(events))
+	for _, ev := range events {
+		what := ev.Str("text")
+		if what == "" {
+			what = ev.Str("command") + ev.Str("phase")
+		}
+		if len(what) > 60 {
+			what = what[:60] + "…"
+		}
+		lines = append(lines, fmt.Sprintf("%v %s %s agent=%q in=%q %q", ev["seq"], ev.Str("ts"), ev.Type(),
+			ev.Str("agent_id"), ev.Str("parent_call_id"), what))
+	}
+	return lines
 }
 
 func joinLines(lines []string) string { return strings.Join(lines, "\n\t") }

@@ -183,8 +183,8 @@ func (d *Decoder) decode(raw []byte, l *line) bool {
 // Flush passes on the events held back: the blocks of an assistant
 // message that may still be streaming, the events waiting for the
 // session's title, and the events held while a delegation is open, merged
-// by time with what its sub-agent's file has grown by (the newest
-// LiveSettle of them wait while the delegation is open: see Wake). A
+// by time with what its sub-agent's file has grown by (those read in the
+// last LiveSettle wait while the delegation is open: see Wake). A
 // follower calls it when the file has been quiet.
 func (d *Decoder) Flush(out stream.Emit) error {
 	d.em.SetOutput(out)

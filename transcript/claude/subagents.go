@@ -38,12 +38,20 @@ const maxAgentIDLength = 128
 // folder of thousands costs what a few do.
 const maxMetaFiles = 4096
 
-// LiveSettle is how long a follower's Flush holds the newest events back
-// while a sub-agent works: Claude Code writes the main agent's records and
-// each sub-agent's to their own files a few milliseconds after it stamps
-// them, so an event is passed on once the other files have had time to show
-// what happened before it.
+// LiveSettle is how long a follower's Flush holds an event back after
+// reading it while a sub-agent works: Claude Code stamps each record when
+// it makes it and writes the main agent's and each sub-agent's to their
+// own files together, every 100 ms (later on a loaded machine), so an event
+// is passed on once the other files have had time to show what happened
+// before it. It counts from when the event was read, not from its time: a
+// machine too busy to write a record soon after its time is as late with
+// the others.
 const LiveSettle = 250 * time.Millisecond
+
+// LiveStale is how old an event read by a follower is to pass on at once
+// while a sub-agent works: it was written long before, with what happened
+// before it (a follower catching up on a session, not Claude Code writing).
+const LiveStale = 10 * LiveSettle
 
 // agentFiles is what a decoder that reads sub-agents' own files keeps. While
 // a delegation is open the transcript's events are held back, and the
@@ -55,7 +63,7 @@ type agentFiles struct {
 	limit int    // most events held back at once
 	now   func() time.Time
 
-	held   []*transcript.Event          // the transcript's own events, while a delegation is open
+	held   []queued                     // the transcript's own events, while a delegation is open
 	starts map[string]*transcript.Event // delegations' starts among them, by call id
 	runs   map[string]*run              // open delegations by call id
 	tails  map[string]*agentTail        // sub-agents' files by agent id
@@ -90,13 +98,25 @@ type agentTail struct {
 	queue     []queued  // decoded, waiting to be merged
 	later     []*queued // decoded after its last delegation ended: a later run's, or none's
 	failed    bool      // unreadable, or another session's
+	now       func() time.Time
 }
 
-// queued is a sub-agent's event waiting to be merged, and the delegation it
-// happens inside.
+// queued is an event waiting to be merged: the transcript's own, or a
+// sub-agent's and the delegation it happens inside; and when it was read.
 type queued struct {
 	ev   *transcript.Event
 	call string
+	seen time.Time
+}
+
+// settled is when a follower may pass the event on: LiveSettle after it was
+// read, or once LiveStale old.
+func (q *queued) settled() time.Time {
+	at := q.seen.Add(LiveSettle)
+	if stale := q.ev.TS.Add(LiveStale); !q.ev.TS.IsZero() && stale.Before(at) {
+		return stale
+	}
+	return at
 }
 
 func newAgentFiles(path string) *agentFiles {
@@ -127,7 +147,7 @@ func (d *Decoder) emit(ev *transcript.Event) {
 		d.em.Emit(ev)
 		return
 	}
-	f.held = append(f.held, ev)
+	f.held = append(f.held, queued{ev: ev, seen: f.now()})
 	if len(f.held) >= f.limit {
 		d.drain(time.Time{})
 	}
@@ -179,7 +199,7 @@ func (d *Decoder) attach(r *run, agentID string) {
 	}
 	t := f.tails[agentID]
 	if t == nil {
-		t = &agentTail{agentID: agentID}
+		t = &agentTail{agentID: agentID, now: f.now}
 		f.tails[agentID] = t
 		f.order = append(f.order, t)
 	}
@@ -191,7 +211,7 @@ func (d *Decoder) attach(r *run, agentID string) {
 		if q.ev.ParentCallID == q.call {
 			q.ev.ParentCallID = r.callID
 		}
-		t.queue = append(t.queue, queued{ev: q.ev, call: r.callID})
+		t.queue = append(t.queue, queued{ev: q.ev, call: r.callID, seen: q.seen})
 	}
 	t.later = nil
 	t.call = r.callID
@@ -235,7 +255,7 @@ func (d *Decoder) detach(t *agentTail, ts time.Time) {
 	kept := t.queue[:0]
 	for _, q := range t.queue {
 		if q.call == t.run.callID && !ts.IsZero() && q.ev.TS.After(ts) {
-			t.later = append(t.later, &queued{ev: q.ev, call: q.call})
+			t.later = append(t.later, &queued{ev: q.ev, call: q.call, seen: q.seen})
 			continue
 		}
 		kept = append(kept, q)
@@ -321,15 +341,20 @@ func readSmall(path string) ([]byte, error) {
 
 // drain passes on the held events and the sub-agents' queued ones merged by
 // time, each side in its own order, a sub-agent's events after their
-// delegation's start and before its end. With a zero cutoff it passes on
-// everything; else only what is not after cutoff.
-func (d *Decoder) drain(cutoff time.Time) {
+// delegation's start and before its end. With a zero time now it passes on
+// everything; else it stops at the first event not settled by now, and
+// returns it.
+func (d *Decoder) drain(now time.Time) *queued {
 	f := d.files
 	for {
-		ev, from := f.next()
-		if ev == nil || (!cutoff.IsZero() && ev.TS.After(cutoff)) {
-			return
+		q, from := f.next()
+		if q == nil {
+			return nil
 		}
+		if !now.IsZero() && q.settled().After(now) {
+			return q
+		}
+		ev := q.ev
 		if from == nil {
 			f.held = f.held[1:]
 			if len(f.held) == 0 {
@@ -350,12 +375,11 @@ func (d *Decoder) drain(cutoff time.Time) {
 // transcript's first on a tie. A delegation's end is no candidate while its
 // sub-agent's events wait; a sub-agent's event is none while its
 // delegation's start waits.
-func (f *agentFiles) next() (*transcript.Event, *agentTail) {
-	var best *transcript.Event
+func (f *agentFiles) next() (*queued, *agentTail) {
+	var best *queued
 	var from *agentTail
 	if len(f.held) > 0 {
-		h := f.held[0]
-		if !f.waitsFor(h) {
+		if h := &f.held[0]; !f.waitsFor(h.ev) {
 			best = h
 		}
 	}
@@ -363,12 +387,12 @@ func (f *agentFiles) next() (*transcript.Event, *agentTail) {
 		if len(t.queue) == 0 {
 			continue
 		}
-		q := t.queue[0]
+		q := &t.queue[0]
 		if f.starts[q.call] != nil {
 			continue // its delegation's start is still held
 		}
-		if best == nil || q.ev.TS.Before(best.TS) {
-			best, from = q.ev, t
+		if best == nil || q.ev.TS.Before(best.ev.TS) {
+			best, from = q, t
 		}
 	}
 	return best, from
@@ -471,13 +495,13 @@ func (t *agentTail) collect(ev *transcript.Event) error {
 		return nil
 	}
 	if t.run == nil {
-		t.later = append(t.later, &queued{ev: ev, call: t.call})
+		t.later = append(t.later, &queued{ev: ev, call: t.call, seen: t.now()})
 		return nil
 	}
 	if ev.TS.IsZero() {
 		ev.TS = t.run.startTS
 	}
-	t.queue = append(t.queue, queued{ev: ev, call: t.run.callID})
+	t.queue = append(t.queue, queued{ev: ev, call: t.run.callID, seen: t.now()})
 	return nil
 }
 
@@ -528,8 +552,9 @@ func (d *Decoder) closeFiles() {
 
 // flushFiles is a follower's Flush: the open delegations' sub-agents'
 // files are read as far as they have grown, and what is held passes on
-// merged by time, except while a delegation is open what is newer than
-// LiveSettle (another file may still show what happened before it).
+// merged by time, except while a delegation is open from the first event
+// read less than LiveSettle ago on (another file may still show what
+// happened before it).
 func (d *Decoder) flushFiles() {
 	f := d.files
 	if f == nil {
@@ -547,8 +572,9 @@ func (d *Decoder) flushFiles() {
 		return
 	}
 	now := f.now()
-	d.drain(now.Add(-LiveSettle))
-	if !f.idle() {
+	if q := d.drain(now); q != nil {
+		f.settleUntil = q.settled()
+	} else if !f.idle() {
 		f.settleUntil = now.Add(LiveSettle)
 	}
 }
