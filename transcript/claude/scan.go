@@ -9,10 +9,10 @@ import (
 var (
 	lineFields = stream.NewFields("type", "subtype", "uuid", "parentUuid", "isSidechain", "isMeta",
 		"isCompactSummary", "agentId", "sessionId", "cwd", "gitBranch", "timestamp", "message",
-		"toolUseResult", "summary", "content", "data", "parentToolUseID", "error")
+		"toolUseResult", "summary", "content", "data", "parentToolUseID", "error", "operation")
 	messageFields       = stream.NewFields("id", "role", "model", "content", "usage")
 	usageFields         = stream.NewFields("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-	toolUseResultFields = stream.NewFields("stdout", "stderr", "interrupted", "backgroundTaskId", "agentId", "status")
+	toolUseResultFields = stream.NewFields("stdout", "stderr", "interrupted", "backgroundTaskId", "agentId", "status", "isAsync")
 	progressFields      = stream.NewFields("type", "agentId", "prompt", "message")
 	apiErrorFields      = stream.NewFields("status", "message")
 	blockFields         = stream.NewFields("type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "is_error")
@@ -69,6 +69,8 @@ func scanRecord(s *stream.Scanner, i int, l *line) (int, bool) {
 			return s.String(v, &l.ParentToolUseID)
 		case 18:
 			return object(s, v, &l.Error, scanAPIError)
+		case 19:
+			return s.Interned(v, &l.Operation)
 		}
 		return s.Skip(v)
 	})
@@ -143,6 +145,8 @@ func scanToolUseResult(s *stream.Scanner, i int, r *toolUseResult) (int, bool) {
 			return s.Interned(v, &r.AgentID)
 		case 5:
 			return s.Interned(v, &r.Status)
+		case 6:
+			return s.Bool(v, &r.IsAsync)
 		}
 		return s.Skip(v)
 	})
