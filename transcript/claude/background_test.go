@@ -432,6 +432,41 @@ func TestBackgroundSubAgentWrittenLate(t *testing.T) {
 	}
 }
 
+// TestBackgroundSubAgentEndReadFirst follows a background sub-agent whose
+// notification is queued in the transcript before its last answer reaches
+// its own file (Claude Code writes both files in one pass, the parent's
+// first): the answer is still inside the delegation, before its end.
+func TestBackgroundSubAgentEndReadFirst(t *testing.T) {
+	parent, sub := backgroundSession()
+	var swapped bool
+	events := followWrittenAs(t, parent, []*script{sub}, nil, func(all []written) {
+		for i := 1; i < len(all); i++ {
+			if bytes.Contains(all[i-1].line, []byte("There are 4 entries.")) && bytes.Contains(all[i].line, []byte(`"enqueue"`)) {
+				all[i-1], all[i] = all[i], all[i-1]
+				swapped = true
+			}
+		}
+	}, func(r written, before time.Time) time.Time { return maxTime(r.ts, before.Add(10*time.Millisecond)) })
+	if !swapped {
+		t.Fatal("the records were not written in the order the test means")
+	}
+	streamtest.Invariants(t, events, "claude:")
+	checkNested(t, events, map[string]string{"toolu_task": "a08f062"})
+	checkTimeOrder(t, events)
+	answers := 0
+	for _, ev := range events {
+		if c, ok := ev.Body.(*transcript.ChatTurn); ok && c.Text == "There are 4 entries." && ev.AgentID == "a08f062" {
+			answers++
+			if ev.ParentCallID != "toolu_task" {
+				t.Errorf("the sub-agent's last answer is inside %q, want toolu_task", ev.ParentCallID)
+			}
+		}
+	}
+	if answers != 1 {
+		t.Errorf("the sub-agent's last answer is told %d times, want once:\n%s", answers, strings.Join(story(events), "\n"))
+	}
+}
+
 func maxTime(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a

@@ -76,6 +76,10 @@ type agentFiles struct {
 	// settleUntil is set when a Flush held events back for LiveSettle: the
 	// follower should flush again then (see Decoder.Wake).
 	settleUntil time.Time
+	// following is set by a follower's first Flush: the files are being
+	// written, and a sub-agent's last records may reach its file after its
+	// delegation's end reached the transcript.
+	following bool
 }
 
 // run is an open delegation.
@@ -84,6 +88,9 @@ type run struct {
 	startTS time.Time
 	agentID string
 	tail    *agentTail // its sub-agent's own file, once known
+	// endTS is set when a follower read the delegation's end: until the end
+	// is passed on, the sub-agent's records up to then are still its.
+	endTS time.Time
 }
 
 // agentTail is a sub-agent's own file, read as it grows.
@@ -133,7 +140,7 @@ func (f *agentFiles) idle() bool {
 		return false
 	}
 	for _, t := range f.order {
-		if len(t.queue) > 0 {
+		if len(t.queue) > 0 || (t.run != nil && !t.run.endTS.IsZero()) {
 			return false
 		}
 	}
@@ -203,6 +210,9 @@ func (d *Decoder) attach(r *run, agentID string) {
 		f.tails[agentID] = t
 		f.order = append(f.order, t)
 	}
+	if t.run != nil && t.run != r && !t.run.endTS.IsZero() {
+		d.detach(t, t.run.endTS) // its last run ended: this one begins
+	}
 	if t.run != nil && t.run != r {
 		return // it works for another open delegation: it was sent a message
 	}
@@ -237,15 +247,35 @@ func (d *Decoder) endDelegation(callID, agentID string, end *transcript.Event) {
 	if r.tail == nil && agentID != "" && f.nestedCalls[callID] == 0 {
 		d.attach(r, agentID)
 	}
+	delete(f.runs, callID)
 	if t := r.tail; t != nil && t.run == r {
 		d.pull(t)
 		t.flushDecoder()
+		if f.following {
+			// Its last records may still be on their way to its file: it
+			// stays this run's until the end is passed on (see drain).
+			r.endTS = end.TS
+			d.push(end)
+			return
+		}
 		d.detach(t, end.TS)
 	}
-	delete(f.runs, callID)
 	d.push(end)
 	if len(f.runs) == 0 {
 		d.drain(time.Time{})
+	}
+}
+
+// ended detaches the sub-agent whose run ev ends, once a follower passed
+// the end on.
+func (f *agentFiles) ended(d *Decoder, ev *transcript.Event) {
+	if b, ok := ev.Body.(*transcript.Delegation); !ok || b.Phase != transcript.PhaseEnd {
+		return
+	}
+	for _, t := range f.order {
+		if t.run != nil && t.run.callID == ev.CallID && !t.run.endTS.IsZero() {
+			d.detach(t, t.run.endTS)
+		}
 	}
 }
 
@@ -269,9 +299,6 @@ func (d *Decoder) detach(t *agentTail, ts time.Time) {
 // by their meta files.
 func (d *Decoder) pullOpen() {
 	f := d.files
-	if len(f.runs) == 0 {
-		return
-	}
 	d.readMeta()
 	for _, t := range f.order {
 		if t.run != nil {
@@ -367,6 +394,7 @@ func (d *Decoder) drain(now time.Time) *queued {
 			from.queue = from.queue[1:]
 		}
 		d.em.Emit(ev)
+		f.ended(d, ev)
 	}
 }
 
@@ -494,7 +522,7 @@ func (t *agentTail) collect(ev *transcript.Event) error {
 	if ev.Type == transcript.TypeSessionStart || t.failed {
 		return nil
 	}
-	if t.run == nil {
+	if t.run == nil || (!t.run.endTS.IsZero() && ev.TS.After(t.run.endTS)) {
 		t.later = append(t.later, &queued{ev: ev, call: t.call, seen: t.now()})
 		return nil
 	}
@@ -566,9 +594,8 @@ func (d *Decoder) flushFiles() {
 			t.flushDecoder()
 		}
 	}
-	f.settleUntil = time.Time{}
-	if len(f.runs) == 0 {
-		d.drain(time.Time{})
+	f.settleUntil, f.following = time.Time{}, true
+	if f.idle() {
 		return
 	}
 	now := f.now()
