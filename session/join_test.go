@@ -366,3 +366,41 @@ func TestJoinedFollowLive(t *testing.T) {
 		t.Errorf("followed:\n%s\nwant:\n%s", strings.Join(s, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestJoinedFollowFindsTheTranscriptWhenCuffRecords: Claude Code's
+// transcript appears while a follower shows cuff's recording alone, and
+// cuff records a call the transcript shows after some text: the follower
+// looks for the transcript as soon as cuff's record grows, so the text
+// still comes before the call (it waited up to a second for its next look,
+// showing the call first).
+func TestJoinedFollowFindsTheTranscriptWhenCuffRecords(t *testing.T) {
+	w := newJoinWorld(t)
+	wr := w.hookSession(t, joinUUID)
+	j := w.joined()
+	ctx, cancel := context.WithCancel(context.Background())
+	col := newFollowCollector()
+	done := make(chan error, 1)
+	go func() { done <- j.Follow(ctx, wr.ID(), col.add) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("follow: %v", err)
+		}
+	}()
+	appendRec := func(e *transcript.Event) {
+		e.ConversationID = joinUUID
+		if err := wr.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendRec(w.rec(1, &transcript.ChatTurn{Role: "user", Text: "tidy up"}, ""))
+	col.waitFor(t, "main: user: tidy up") // shown alone: there is no transcript yet
+	c := &claudeLines{uuid: joinUUID, t0: w.t0}
+	w.appendTranscript(t, joinUUID, c.user(1, "tidy up"), c.say(2, "m1", "Looking first."), c.bash(3, "m1", "toolu_ls", "ls"))
+	appendRec(w.rec(3, &transcript.BashStart{Command: "ls", WorkingDirectory: "/proj", Verdict: &transcript.Verdict{Decision: "allow"}}, "toolu_ls"))
+	s := col.waitFor(t, "main: $ ls [allow]")
+	want := []string{"main: start claude-hook /proj", "main: user: tidy up", "main: assistant: Looking first.", "main: $ ls [allow]"}
+	if strings.Join(s, "\n") != strings.Join(want, "\n") {
+		t.Errorf("followed:\n%s\nwant:\n%s", strings.Join(s, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -30,8 +30,9 @@ const minWait = 10 * time.Millisecond
 // records, and gives the joiner cuff's events first: what cuff recorded
 // before a transcript line was written is then read in the same round, so
 // a call's record is there when the transcript's line for it is placed.
-// Until the transcript exists, cuff's recording is shown alone; once it
-// appears it is joined in (see joiner.FoundTranscript).
+// Until the transcript exists, cuff's recording is shown alone; it is
+// looked for every SafetyPoll and whenever cuff's recording grows, and once
+// it appears it is joined in (see joiner.FoundTranscript).
 func followJoined(ctx context.Context, jf joinedFollow, fn func(FollowItem)) error {
 	jn := newJoiner(jf.id, false, func(ev *transcript.Event) error {
 		fn(FollowItem{Event: ev})
@@ -75,8 +76,8 @@ func followJoined(ctx context.Context, jf joinedFollow, fn func(FollowItem)) err
 	}
 	var tr *follower
 	var looked time.Time
-	lookForTranscript := func(now time.Time) {
-		if tr != nil || now.Sub(looked) < SafetyPoll && !looked.IsZero() {
+	lookForTranscript := func(now time.Time, force bool) {
+		if tr != nil || (!force && now.Sub(looked) < SafetyPoll && !looked.IsZero()) {
 			return
 		}
 		looked = now
@@ -99,7 +100,7 @@ func followJoined(ctx context.Context, jf joinedFollow, fn func(FollowItem)) err
 	timer := time.NewTimer(SafetyPoll)
 	defer timer.Stop()
 	for {
-		lookForTranscript(time.Now())
+		lookForTranscript(time.Now(), false)
 		if tr != nil {
 			if err := tr.step(); err != nil {
 				return err
@@ -108,6 +109,17 @@ func followJoined(ctx context.Context, jf joinedFollow, fn func(FollowItem)) err
 		for _, r := range recs {
 			if err := r.step(); err != nil {
 				return err
+			}
+		}
+		if tr == nil && len(recItems) > 0 {
+			// The agent acted: its transcript is likely there now. Joined
+			// before cuff's new records are placed, what it shows first
+			// (the text before a call cuff recorded) keeps its place.
+			lookForTranscript(time.Now(), true)
+			if tr != nil {
+				if err := tr.step(); err != nil {
+					return err
+				}
 			}
 		}
 		quiet := len(recItems)+len(trItems) == 0
