@@ -82,6 +82,20 @@ type Waker interface {
 	Wake() (at time.Time, ok bool)
 }
 
+// Holder is a LineDecoder that may hold events back for a while after
+// reading them (Claude Code's decoder while a sub-agent works): a follower
+// that joins it with another record waits for it before writing what comes
+// last.
+type Holder interface {
+	Holding() bool
+}
+
+// holding reports whether the decoder dec holds events back.
+func holding(dec LineDecoder) bool {
+	h, ok := dec.(Holder)
+	return ok && h.Holding()
+}
+
 // wakeAt is when the decoder dec asks to be flushed again, if it does.
 func wakeAt(dec LineDecoder) (time.Time, bool) {
 	if w, ok := dec.(Waker); ok {

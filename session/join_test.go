@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -402,5 +403,43 @@ func TestJoinedFollowFindsTheTranscriptWhenCuffRecords(t *testing.T) {
 	want := []string{"main: start claude-hook /proj", "main: user: tidy up", "main: assistant: Looking first.", "main: $ ls [allow]"}
 	if strings.Join(s, "\n") != strings.Join(want, "\n") {
 		t.Errorf("followed:\n%s\nwant:\n%s", strings.Join(s, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestJoinedFollowEndsAfterWhatTheTranscriptHolds: cuff records the
+// session's end while Claude Code's decoder holds the transcript's newest
+// events back (a sub-agent works: see claude.LiveSettle), and the follower
+// wakes meanwhile with nothing new: the end still comes last.
+func TestJoinedFollowEndsAfterWhatTheTranscriptHolds(t *testing.T) {
+	w := newJoinWorld(t)
+	w.t0 = time.Now().UTC() // recent: held as a live session's events are
+	wr := w.hookSession(t, joinUUID)
+	j := w.joined()
+	ctx, cancel := context.WithCancel(context.Background())
+	col := newFollowCollector()
+	done := make(chan error, 1)
+	go func() { done <- j.Follow(ctx, wr.ID(), col.add) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("follow: %v", err)
+		}
+	}()
+	c := &claudeLines{uuid: joinUUID, t0: w.t0}
+	w.appendTranscript(t, joinUUID, c.user(0, "look around"), c.say(0, "m1", "Asking a helper."))
+	col.waitFor(t, "main: assistant: Asking a helper.")
+	w.appendTranscript(t, joinUUID, c.line("assistant", 0, map[string]any{"id": "m2", "role": "assistant", "model": "m",
+		"content": []any{map[string]any{"type": "tool_use", "id": "toolu_agent", "name": "Agent",
+			"input": map[string]any{"subagent_type": "Explore", "description": "look", "prompt": "Look around."}}}}, nil),
+		c.say(0, "m3", "Meanwhile, more."))
+	if err := wr.CloseAt(transcript.StatusComplete, w.t0); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 { // wake the follower with nothing to read: a line still being written
+		w.appendTranscript(t, joinUUID, " ")
+	}
+	s := col.waitFor(t, "main: end complete")
+	if i := slices.Index(s, "main: assistant: Meanwhile, more."); i < 0 || i > len(s)-2 {
+		t.Errorf("the session's end is not last:\n%s", strings.Join(s, "\n"))
 	}
 }

@@ -139,7 +139,7 @@ func followJoined(ctx context.Context, jf joinedFollow, fn func(FollowItem)) err
 		}
 		recItems, trItems = recItems[:0], trItems[:0]
 		_ = jn.Tick()
-		if quiet {
+		if quiet && (tr == nil || !holding(tr.decoder)) {
 			_ = jn.Quiet()
 		}
 		wait := SafetyPoll

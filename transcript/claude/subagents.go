@@ -621,6 +621,24 @@ func (d *Decoder) Wake() (at time.Time, ok bool) {
 	return f.now().Add(LiveSettle), true
 }
 
+// Holding reports whether a follower's Flush held events back (see
+// LiveSettle): they pass on at a later Flush (see Wake).
+func (d *Decoder) Holding() bool {
+	f := d.files
+	if f == nil {
+		return false
+	}
+	if len(f.held) > 0 {
+		return true
+	}
+	for _, t := range f.order {
+		if len(t.queue) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // agentFile is a place a sub-agent's file may be.
 type agentFile struct {
 	path string
