@@ -155,9 +155,9 @@ func New(opts Options) (*Gate, error) {
 		g.dir = g.root
 	}
 	if g.root != virtualRoot {
-		g.known = append(g.known, knownDir{g.root, g.root})
+		g.known = append(g.known, knownDir{given: g.root, real: g.root})
 		if ws := cleanAbs(opts.Workspace); ws != "" && ws != g.root {
-			g.known = append(g.known, knownDir{ws, g.root})
+			g.known = append(g.known, knownDir{given: ws, real: g.root})
 		}
 	}
 	temps := opts.TempDirs
@@ -182,7 +182,7 @@ func New(opts Options) (*Gate, error) {
 			continue
 		}
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			g.known = append(g.known, knownDir{d, d})
+			g.known = append(g.known, knownDir{given: d, real: d, noMade: true})
 		}
 	}
 	slices.SortStableFunc(g.known, func(x, y knownDir) int { return len(y.given) - len(x.given) })
@@ -192,7 +192,12 @@ func New(opts Options) (*Gate, error) {
 }
 
 // knownDir is a directory resolved once: as given, and as it really is.
-type knownDir struct{ given, real string }
+// With noMade it is used only while the command line has made no link
+// (a link made in the line is followed from the root up).
+type knownDir struct {
+	given, real string
+	noMade      bool
+}
 
 func cleanAbs(p string) string {
 	if p == "" {

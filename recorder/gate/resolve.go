@@ -84,6 +84,9 @@ func (a *analysis) resolve(p string, follow bool) resolved {
 	rest := p
 	// The workspace root was resolved when the gate was made: start there.
 	for _, pre := range a.g.known {
+		if pre.noMade && len(a.made) > 0 {
+			continue
+		}
 		if after, ok := strings.CutPrefix(p, pre.given); ok && (after == "" || after[0] == '/') {
 			r.path, r.exists, r.dir, rest = pre.real, true, true, after
 			break
