@@ -171,7 +171,12 @@ func (x *Index) Update(ctx context.Context, files []File, opts UpdateOptions) (U
 		st.Removed += s.Removed
 		st.Lost += s.Lost
 	}
-	return st, errors.Join(errs...)
+	for _, err := range errs {
+		if err != nil {
+			return st, err // the first shard's: a cancelled update says so once
+		}
+	}
+	return st, nil
 }
 
 // shardPlan is what an update of one shard has to do.
