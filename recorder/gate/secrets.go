@@ -145,8 +145,9 @@ func below(s, dir string) bool {
 // containsSecrets reports whether reading the directory p recursively
 // reads credentials: it is the home folder or one above it, or a
 // directory with a credential store inside, or it holds a credential
-// file at its top (a project's .env). Deeper files are not looked for.
-func (a *analysis) containsSecrets(p string, hidden bool) string {
+// file at its top (a project's .env); with list unset, p is known not to
+// exist and is not listed. Deeper files are not looked for.
+func (a *analysis) containsSecrets(p string, hidden, list bool) string {
 	g := a.g
 	for _, h := range [...]string{g.realHome, g.home} {
 		if h != "" && hidden && (p == h || p == "/" || below(h, p)) {
@@ -168,6 +169,9 @@ func (a *analysis) containsSecrets(p string, hidden bool) string {
 	}
 	if why := g.secretPath(p); why != "" {
 		return why
+	}
+	if !list {
+		return ""
 	}
 	entries, err := os.ReadDir(p)
 	if err != nil || len(entries) > maxGlobEntries {
@@ -308,7 +312,9 @@ func (a *analysis) secretWord(x arg, recursive, hidden bool) string {
 		}
 	}
 	if recursive && (!pl.exists || a.lookup(pl.real).dir) {
-		return a.containsSecrets(pl.real, hidden)
+		// In the workspace a path was looked up on the way: one that is
+		// not there has no files to list.
+		return a.containsSecrets(pl.real, hidden, pl.kind != pathInside || pl.exists)
 	}
 	return ""
 }
