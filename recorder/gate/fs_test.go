@@ -522,3 +522,34 @@ func TestGitHooksAreAgentCode(t *testing.T) {
 		t.Errorf("git commit runs no pre-push hook: %v", r.Reasons)
 	}
 }
+
+// TestTmpdirWordFollowsLinksOnDisk: $TMPDIR/… is a temporary file only
+// while no link already on disk leads out of the temporary directory
+// ($TMPDIR/h -> ~ makes $TMPDIR/h/.bashrc the shell's start-up file).
+func TestTmpdirWordFollowsLinksOnDisk(t *testing.T) {
+	g, root := corpusTreeAt(t, Options{})
+	link := filepath.Join(os.TempDir(), "cuff-link-"+filepath.Base(filepath.Dir(root))+filepath.Base(root))
+	if err := os.Symlink(root+"/home/u", link); err != nil {
+		t.Skipf("cannot make a link in the temporary directory: %v", err)
+	}
+	t.Cleanup(func() { os.Remove(link) })
+	name := filepath.Base(link)
+	for _, tc := range []struct {
+		cmd  string
+		want Verdict
+	}{
+		{"echo x > $TMPDIR/" + name + "/.bashrc", VerdictAsk},
+		{"echo x >> ${TMPDIR}/" + name + "/.ssh/authorized_keys", VerdictAsk},
+		{"cp evil.sh $TMPDIR/" + name + "/.profile", VerdictAsk},
+		{"echo x > $TMPDIR/" + name + "/$f", VerdictAsk},
+		{"echo x > $TMPDIR/out.log", VerdictAllow},
+		{"echo x > $TMPDIR/$name.log", VerdictAllow},
+		{"echo x > $TMPDIR/sub/$name.log", VerdictAllow},
+	} {
+		for _, sandboxed := range []bool{false, true} {
+			if r := g.Decide(t.Context(), tc.cmd, Input{Sandboxed: sandboxed}); r.Verdict != tc.want {
+				t.Errorf("%q (sandboxed %v): got %s (%s), want %s", tc.cmd, sandboxed, r.Verdict, strings.Join(r.Reasons, "; "), tc.want)
+			}
+		}
+	}
+}

@@ -108,7 +108,7 @@ func (a *analysis) place(x arg, follow bool) place {
 		}
 		for _, p := range [...]string{"$TMPDIR", "${TMPDIR}"} {
 			if strings.HasPrefix(v, p) && !strings.Contains(v, "..") && len(v) > len(p)+1 && v[len(p)] == '/' {
-				return place{kind: pathTemp}
+				return a.inTempDir(v[len(p):], follow)
 			}
 		}
 		return place{kind: pathUnknown}
@@ -132,6 +132,32 @@ func (a *analysis) place(x arg, follow bool) place {
 		}
 	}
 	return a.placeAbs(p, follow)
+}
+
+// inTempDir places rest ("/…") below $TMPDIR, whichever temporary
+// directory that is: a link already on disk there ($TMPDIR/h -> ~) leads
+// where it leads. Without a link on the way it is a temporary file; through
+// one, what it lands on (its directories only, when the rest holds
+// expansions of its own: then it is only known at run time).
+func (a *analysis) inTempDir(rest string, follow bool) place {
+	static := rest
+	if i := strings.IndexAny(rest, "$`"); i >= 0 {
+		static = rest[:strings.LastIndexByte(rest[:i], '/')+1]
+	}
+	if strings.Trim(static, "/") == "" {
+		return place{kind: pathTemp}
+	}
+	for _, t := range a.g.temps {
+		pl := a.placeAbs(t+static, follow)
+		switch {
+		case pl.kind == pathTemp || !pl.viaLink && pl.kind != pathUnknown:
+			continue // no link on the way: $TMPDIR is a temporary directory
+		case static != rest:
+			return place{kind: pathUnknown, real: pl.real, viaLink: pl.viaLink}
+		}
+		return pl
+	}
+	return place{kind: pathTemp}
 }
 
 // pathWord makes a static path word absolute as written: ~ is the home
