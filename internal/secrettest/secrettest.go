@@ -176,6 +176,11 @@ func Corpus() []Case {
 		Text: "-----BEGIN RSA " + "PRIVATE KEY-----\n" + pemBody.String() + "-----END RSA " + "PRIVATE KEY-----"})
 	cs = append(cs, Case{Name: "openssh private key, its end cut off", Secret: pem[320:384], // its sixth line
 		Text: "-----BEGIN OPENSSH " + "PRIVATE KEY-----\n" + pemBody.String()[:500]})
+	cs = append(cs, Case{Name: "rsa private key run as a command, its first line", Secret: pem[:64],
+		Text: "-----BEGIN RSA " + "PRIVATE KEY-----\n" + pemBody.String() + "-----END RSA " + "PRIVATE KEY-----"})
+	tok("doppler service token", p("dp", ".st.")+"dev."+g.pick(alnum, 40), "DOPPLER=%s doppler run -- make")
+	tok("twilio api key", p("S", "K")+g.hex(32), "export TOKEN_HINT=unused; echo using %s now")
+	tok("discord webhook", g.pick(b64url, 68), "curl -X POST https://discord"+".com/api/webhooks/"+g.digits(18)+"/%s -d '{}'")
 	// Credentials in URLs and headers.
 	pw := g.password()
 	tok("url credentials", pw, "git clone https://deploy:%s@git.example.com/repo.git")
@@ -222,6 +227,10 @@ func Corpus() []Case {
 	flag("--password value", pass, "psql-wrapper", "--password", pass, "--host", "db")
 	pass = g.password()
 	flag("--token value", pass, "gh-tool", "--token", pass)
+	pass = g.password()
+	flag("htpasswd -b", pass, "htpasswd", "-bB", ".htpasswd", "admin", pass)
+	pass = g.password()
+	flag("htpasswd -nb", pass, "htpasswd", "-nb", "admin", pass)
 	pass = g.pick(alnum, 32)
 	flag("-H authorization", pass, "curl", "-H", "Authorization: token "+pass, "https://api.github.com")
 	// A token in colour, as a tool prints it.

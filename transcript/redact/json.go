@@ -112,8 +112,77 @@ func (r *Redactor) ValidJSON(raw []byte) (out []byte) {
 		return raw
 	}
 	w.out = append(w.out, raw[w.copied:]...)
-	return w.out
+	if len(w.found) == 0 {
+		return w.out
+	}
+	// A secret found by its context in one string (a private key's lines
+	// between BEGIN and END, a password after its flag) may be repeated
+	// without that context in another: the gate's reasons quote words of
+	// the command. Those copies, and their pieces, go too.
+	echo := jsonWalker{r: r, in: w.out, echoes: w.found}
+	echo.value(echo.space(0), false)
+	if !echo.changed {
+		return w.out
+	}
+	return append(echo.out, w.out[echo.copied:]...)
 }
+
+// minEcho is the shortest secret, or piece of one, that is looked for again
+// in the other strings of a JSON value: shorter ones are ordinary words.
+const minEcho = 8
+
+// noteFound keeps the secrets that the spans of s cover, lower-cased, for
+// the second pass.
+func (w *jsonWalker) noteFound(s string, spans []span) {
+	for _, sp := range spans {
+		if v := s[sp.start:sp.end]; len(v) >= minEcho && v != w.r.marker {
+			w.found = append(w.found, strings.ToLower(v))
+		}
+	}
+}
+
+// echoSpans returns the spans of s that repeat a secret found elsewhere:
+// the secret itself, or a run of word bytes (letters, digits, "+=_-") at
+// least minEcho long that is part of one, in any case.
+func (w *jsonWalker) echoSpans(s string) []span {
+	lower := strings.ToLower(s)
+	if len(lower) != len(s) { // a case change that changes lengths: compare as is
+		lower = s
+	}
+	var spans []span
+	for _, sec := range w.echoes {
+		for from := 0; ; {
+			k := strings.Index(lower[from:], sec)
+			if k < 0 {
+				break
+			}
+			spans = append(spans, span{from + k, from + k + len(sec)})
+			from += k + len(sec)
+		}
+	}
+	for i := 0; i < len(lower); {
+		if !isEchoByte(lower[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(lower) && isEchoByte(lower[j]) {
+			j++
+		}
+		if j-i >= minEcho {
+			for _, sec := range w.echoes {
+				if strings.Contains(sec, lower[i:j]) {
+					spans = append(spans, span{i, j})
+					break
+				}
+			}
+		}
+		i = j
+	}
+	return spans
+}
+
+func isEchoByte(c byte) bool { return isWordChar(c) || c == '+' || c == '=' || c == '-' }
 
 // jsonWalker copies valid JSON, rewriting only strings that change.
 type jsonWalker struct {
@@ -122,6 +191,10 @@ type jsonWalker struct {
 	out     []byte
 	copied  int // in[:copied] has been written to out
 	changed bool
+	found   []string // secrets replaced so far, lower-cased
+	// echoes, in a second pass, are the secrets the first found: what
+	// repeats them is replaced, and nothing else.
+	echoes []string
 }
 
 // space skips JSON whitespace from i.
@@ -222,8 +295,17 @@ func (w *jsonWalker) stringEnd(i int) int {
 func (w *jsonWalker) redactString(start, end int) {
 	lit := w.in[start:end]
 	s := decodeString(lit)
-	out, changed := w.r.redact(s)
-	if changed {
+	var spans []span
+	if w.echoes != nil {
+		spans = w.echoSpans(s)
+	} else {
+		spans = w.r.spansOf(s)
+		w.noteFound(s, spans)
+	}
+	if len(spans) == 0 {
+		return
+	}
+	if out, changed := w.r.replace(s, mergeSpans(spans)); changed {
 		w.splice(start, end, out)
 	}
 }
@@ -233,9 +315,11 @@ func (w *jsonWalker) redactString(start, end int) {
 func (w *jsonWalker) replaceSecret(start, end int) {
 	lit := w.in[start:end]
 	if lit[0] == '"' {
-		if s := decodeString(lit); s == "" || s == w.r.marker {
+		s := decodeString(lit)
+		if s == "" || s == w.r.marker {
 			return
 		}
+		w.noteFound(s, []span{{0, len(s)}})
 	}
 	w.splice(start, end, w.r.marker)
 }
@@ -431,9 +515,17 @@ func (w *jsonWalker) stringArray(i int) (int, bool) {
 		line.WriteString(elems[k].text)
 		line.WriteByte(' ')
 	}
+	if w.echoes != nil {
+		for _, e := range elems {
+			w.redactString(e.start, e.end)
+		}
+		return j + 1, true
+	}
 	joined := w.r.spansOf(line.String())
+	w.noteFound(line.String(), joined)
 	for _, e := range elems {
 		spans := w.r.spansOf(e.text)
+		w.noteFound(e.text, spans)
 		for _, sp := range joined {
 			if s, t := max(sp.start, e.at), min(sp.end, e.at+len(e.text)); s < t {
 				spans = append(spans, span{s - e.at, t - e.at})

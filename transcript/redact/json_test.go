@@ -157,3 +157,36 @@ func FuzzValidJSONNeverPanics(f *testing.F) {
 		}
 	})
 }
+
+// TestJSONSecretRepeatedWithoutItsContext: a secret recognised by its
+// context in one string (a private key's lines between BEGIN and END, a
+// password after -p) is also replaced where another string of the same
+// value repeats it without that context, whole or in pieces, in any case:
+// the gate's reasons quote words of the command (a key's first line was
+// recorded as "decided by: MIIEow…"). Strings that repeat nothing stay.
+func TestJSONSecretRepeatedWithoutItsContext(t *testing.T) {
+	r := MustNew(Options{})
+	line1 := "MIIEowIBAAKCAQEAx4Ue9Tq2Zr/Wq8sLk3vYp0NfUjHbXcA1dE7gRtKm5iOlPqS"
+	key := "-----BEGIN RSA " + "PRIVATE KEY-----\n" + line1 + "\nAbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefghijklmnopqrstuvwx\n-----END RSA " + "PRIVATE KEY-----"
+	in, _ := json.Marshal(map[string]any{
+		"command": key,
+		"verdict": map[string]any{"reasons": []string{"decided by: " + line1, "path " + strings.ToLower(line1[21:]) + " is outside"}},
+		"argv":    []string{"mysql", "-pHunter2Hunter2", "db"},
+		"note":    "the password was Hunter2Hunter2; the build is fine",
+		"title":   "an ordinary title",
+	})
+	out := string(r.ValidJSON(in))
+	for _, leak := range []string{line1, line1[:30], strings.ToLower(line1[21:]), "Hunter2Hunter2"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("%q is left in %s", leak, out)
+		}
+	}
+	for _, kept := range []string{"decided by: ", "an ordinary title", "the build is fine", "is outside"} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("%q went too: %s", kept, out)
+		}
+	}
+	if !json.Valid([]byte(out)) {
+		t.Errorf("invalid JSON: %s", out)
+	}
+}

@@ -70,7 +70,8 @@ type span struct{ start, end int }
 // scratch holds the per-call buffers worth reusing.
 type scratch struct {
 	run   []bool // per rule: a whole-input rule's trigger was found
-	done  []int  // per rule: end of its last anchored match
+	done  []int  // per rule: end of its anchored matches so far
+	last  []int  // per rule: start of its last anchored match, -1 before one
 	spans []span
 	// line caches the last line end found: s[lineFrom:lineEnd] holds no
 	// line break, so hits on a long line do not search for its end again.
@@ -221,11 +222,14 @@ func (r *Redactor) find(s string, sc *scratch) {
 				continue
 			}
 			start := ru.locate(s, pos, end)
-			if start < 0 || start < sc.done[ri] {
+			// A start inside the rule's last match is looked at again only
+			// near its end: the value of one assignment can be the key of
+			// the next (token: api_key = "…").
+			if start < 0 || start <= sc.last[ri] || start < sc.done[ri] && sc.done[ri]-start > windowBack {
 				continue
 			}
 			if e := ru.matchAt(s, start, sc.endOfLine(s, start), add); e >= 0 {
-				sc.done[ri] = e
+				sc.done[ri], sc.last[ri] = max(sc.done[ri], e), start
 			}
 		}
 	})
@@ -275,6 +279,10 @@ func (sc *scratch) reset(rules int) {
 	clear(sc.run)
 	sc.done = slices.Grow(sc.done[:0], rules)[:rules]
 	clear(sc.done)
+	sc.last = slices.Grow(sc.last[:0], rules)[:rules]
+	for i := range sc.last {
+		sc.last[i] = -1
+	}
 	sc.lineFrom, sc.lineEnd = 0, -1
 }
 

@@ -276,3 +276,14 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("concurrent String: %q", e)
 	}
 }
+
+// TestAssignmentWhoseValueIsTheNextKey: the value of one assignment can be
+// the key of the next; the second's value is redacted too (found by
+// FuzzRedact: the first match used to hide the second).
+func TestAssignmentWhoseValueIsTheNextKey(t *testing.T) {
+	r := MustNew(Options{})
+	in := "token:\tapi_key = \"qbukHVyuZZBevu06m7SJKBtSeSophZyH\" 0"
+	if out := r.String(in); strings.Contains(out, "qbukHVyuZZBevu06m7SJKBtSeSophZyH") {
+		t.Errorf("%q -> %q", in, out)
+	}
+}

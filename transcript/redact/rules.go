@@ -154,6 +154,18 @@ func builtinSpecs() []spec {
 			locate:   locateAt,
 		},
 		{
+			name:     "discord-webhook",
+			pattern:  `(?i)discord(?:app)?\.com/api/webhooks/\d+/(?P<secret>[A-Za-z0-9_-]{20,})`,
+			triggers: []string{"discord.com/api/webhooks/", "discordapp.com/api/webhooks/"},
+			locate:   locateAt,
+		},
+		{
+			name:     "htpasswd-password",
+			match:    matchHtpasswd,
+			triggers: []string{"htpasswd"},
+			locate:   locateWord(exactly("htpasswd")),
+		},
+		{
 			name:     "jwt",
 			pattern:  `eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`,
 			triggers: []string{"eyj"},

@@ -34,9 +34,10 @@ var prefixedTokens = []prefixed{
 	{"pypi-AgEI", setB64URL, 50, false},
 	{"dop_v1_", setHex, 64, true}, {"doo_v1_", setHex, 64, true}, {"dor_v1_", setHex, 64, true}, // DigitalOcean
 	{"shpat_", setHex, 32, true}, {"shpss_", setHex, 32, true}, {"shpca_", setHex, 32, true}, {"shppa_", setHex, 32, true}, // Shopify
-	{"ATATT3", setB64URL + "=", 50, false},                                                                                             // Atlassian
-	{"lin_api_", setAlnum, 32, false},                                                                                                  // Linear
-	{"dp.pt.", setAlnum, 40, false}, {"dp.st.", setAlnum, 40, false}, {"dp.sa.", setAlnum, 40, false}, {"dp.ct.", setAlnum, 40, false}, // Doppler
+	{"ATATT3", setB64URL + "=", 50, false},                                                                                                     // Atlassian
+	{"lin_api_", setAlnum, 32, false},                                                                                                          // Linear
+	{"dp.pt.", setAlnum, 40, false}, {"dp.st.", setAlnum + ".-_", 40, false}, {"dp.sa.", setAlnum, 40, false}, {"dp.ct.", setAlnum, 40, false}, // Doppler (a service token names its config: dp.st.dev.…)
+	{"SK", setHex, 32, true},                                                                       // Twilio API key
 	{"dapi", setHex, 32, true},                                                                     // Databricks
 	{"hvs.", setB64URL, 24, false}, {"hvb.", setB64URL, 24, false}, {"hvr.", setB64URL, 24, false}, // Vault
 	{"glsa_", setAlnum + "_", 32, false}, {"glc_", setB64URL + "=", 32, false}, // Grafana
@@ -213,6 +214,52 @@ func locateShortPassword(s string, pos, end int) int {
 		}
 	}
 	return -1
+}
+
+// matchHtpasswd reports the password that htpasswd -b takes on its
+// command line: its third operand (htpasswd -b FILE USER PASSWORD), or its
+// second with -n (htpasswd -nb USER PASSWORD); -C and -r take a number
+// first.
+func matchHtpasswd(s string, start, stop int, add func(int, int)) int {
+	batch, noFile := false, false
+	var operands []span
+	valued := false // the word before was -C or -r, whose value this is
+	for i := skipBlanks(s, start+len("htpasswd")); i < stop && strings.IndexByte(";|&<>", s[i]) < 0; {
+		vs, ve := valueAt(s, i, stop)
+		if vs >= ve && (vs >= stop || s[vs] != '"' && s[vs] != '\'') {
+			break
+		}
+		if vs == i { // unquoted: a shell operator ends it
+			if k := strings.IndexAny(s[vs:ve], ";|&<>"); k >= 0 {
+				ve = vs + k
+			}
+		}
+		word := s[vs:ve]
+		switch {
+		case valued:
+			valued = false
+		case len(word) > 1 && word[0] == '-' && vs == i && len(operands) == 0:
+			batch = batch || strings.Contains(word, "b")
+			noFile = noFile || strings.Contains(word, "n")
+			valued = strings.HasSuffix(word, "C") || strings.HasSuffix(word, "r")
+		default:
+			operands = append(operands, span{vs, ve})
+		}
+		if ve < stop && (s[ve] == '"' || s[ve] == '\'') {
+			ve++ // past the closing quote
+		}
+		i = skipBlanks(s, ve)
+	}
+	want := 3
+	if noFile {
+		want = 2
+	}
+	if !batch || len(operands) < want || operands[want-1].start >= operands[want-1].end {
+		return -1
+	}
+	pw := operands[want-1]
+	add(pw.start, pw.end)
+	return pw.end
 }
 
 // matchNetrcPassword reports the value after the word "password" in a
