@@ -144,11 +144,20 @@ func Locate(explicit, cwd string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := checkLink(dir); err != nil {
+	if err := checkLink(dir, filepath.Dir(dir)); err != nil {
 		return "", err
+	}
+	for _, inner := range innerDirs {
+		if err := checkLink(filepath.Join(dir, inner), filepath.Dir(dir)); err != nil {
+			return "", err
+		}
 	}
 	return dir, nil
 }
+
+// innerDirs are the folders inside .cuff that cuff writes into: a link
+// among them leaving the project is refused as a .cuff link is.
+var innerDirs = []string{"recordings", filepath.Join("recordings", "sessions"), filepath.Join("recordings", "trash"), "logs"}
 
 func locate(explicit, cwd string) (string, error) {
 	if explicit != "" {
@@ -186,6 +195,7 @@ func isDir(p string) bool {
 // LinkError is a store directory that is a symbolic link leaving the project.
 type LinkError struct {
 	Dir, Target string
+	Project     string // the folder the link must stay in
 	Dangling    bool
 }
 
@@ -194,7 +204,7 @@ func (e *LinkError) Error() string {
 		return fmt.Sprintf("%s is a symbolic link to %s, which does not exist: cuff does not create its store through a link", e.Dir, e.Target)
 	}
 	return fmt.Sprintf("%s is a symbolic link to %s, outside the project %s: cuff refuses a store that leaves the project (a cloned repository could point it anywhere)",
-		e.Dir, e.Target, filepath.Dir(e.Dir))
+		e.Dir, e.Target, e.Project)
 }
 
 // Hint tells the user the way out.
@@ -203,8 +213,8 @@ func (e *LinkError) Hint() string {
 }
 
 // checkLink refuses a store directory that is a symbolic link whose target
-// is not inside the folder that holds the link.
-func checkLink(dir string) error {
+// is not inside project.
+func checkLink(dir, project string) error {
 	fi, err := os.Lstat(dir)
 	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		return nil
@@ -212,10 +222,10 @@ func checkLink(dir string) error {
 	target, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		link, _ := os.Readlink(dir)
-		return &LinkError{Dir: dir, Target: link, Dangling: true}
+		return &LinkError{Dir: dir, Target: link, Project: project, Dangling: true}
 	}
-	if !within(target, resolved(filepath.Dir(dir))) {
-		return &LinkError{Dir: dir, Target: target}
+	if !within(target, resolved(project)) {
+		return &LinkError{Dir: dir, Target: target, Project: project}
 	}
 	return nil
 }
