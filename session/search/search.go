@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 )
@@ -136,13 +137,20 @@ FROM docs d JOIN sessions s ON s.id = d.sess
 WHERE ` + strings.Join(where, " AND ") + ` ORDER BY d.ts DESC LIMIT ?`
 		args = append(args, limit)
 	}
-	var found []scored
+	// The shards are asked at once, each on its own connection.
+	per := make([][]scored, len(x.shards))
+	errs := make([]error, len(x.shards))
+	var wg sync.WaitGroup
 	for i, s := range x.shards {
-		more, err := s.candidates(ctx, i, query, args)
-		if err != nil {
-			return nil, err
+		wg.Go(func() { per[i], errs[i] = s.candidates(ctx, i, query, args) })
+	}
+	wg.Wait()
+	var found []scored
+	for i := range per {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
-		found = append(found, more...)
+		found = append(found, per[i]...)
 	}
 	// Best first; among equals (every hit of a search without words),
 	// the newest first.
