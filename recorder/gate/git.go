@@ -229,6 +229,9 @@ func (c *call) gitSub(sub string, rest []arg) {
 				return
 			}
 		}
+		if c.gitTouchesGuarded("stash", stashPathspecs(rest)) {
+			return
+		}
 	case "difftool":
 		for _, x := range rest {
 			if x.val == "--tool-help" {
@@ -520,6 +523,32 @@ func (c *call) gitTouchesGuarded(sub string, rest []arg) bool {
 		}
 	}
 	return false
+}
+
+// stashPathspecs are the paths a git stash push names (git stash -- PATH
+// too): their changes are stashed away, the files put back as HEAD has
+// them. Other stash commands name none.
+func stashPathspecs(rest []arg) []arg {
+	switch {
+	case len(rest) == 0:
+		return nil
+	case rest[0].val == "push":
+		rest = rest[1:]
+	case !rest[0].mayOpt():
+		return nil // list, show, pop, save MESSAGE, ...
+	}
+	var out []arg
+	for i := 0; i < len(rest); i++ {
+		x := rest[i]
+		switch {
+		case x.val == "-m" || x.val == "--message" || x.val == "--pathspec-from-file":
+			i++ // its value
+		case x.val == "--":
+		default:
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // hasWorktree reports git restore's --worktree (-W).

@@ -196,6 +196,11 @@ func TestGuardedDirectories(t *testing.T) {
 		{"git restore --staged .claude/settings.json", VerdictAllow, ""},
 		{"git mv old.go new.go", VerdictAllow, ""},
 		{"git stash", VerdictAllow, ""},
+		{"git stash push -- .claude/settings.json", VerdictAsk, "(.claude)"},
+		{"git stash -- .cuff/policy.yml", VerdictAsk, "(.cuff)"},
+		{"git stash push -m wip .claude", VerdictAsk, "(.claude)"},
+		{"git stash push -m .claude -- src/app.go", VerdictAllow, ""},
+		{"git stash save .claude", VerdictNone, ""}, // a message, not a path
 		// Reading stays allowed, and so do git's own writes to .git.
 		{"cat .cuff/policy.yml", VerdictAllow, ""},
 		{"ls -la .git", VerdictAllow, ""},
