@@ -318,30 +318,41 @@ func (c *followCollector) waitFor(t *testing.T, last string) []string {
 	}
 }
 
+// follow follows the joined conversation of cuff's recording wr until the
+// test ends, gathering what it passes on.
+func (w *joinWorld) follow(t *testing.T, wr *Writer) *followCollector {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	col := newFollowCollector()
+	done := make(chan error, 1)
+	go func() { done <- w.joined().Follow(ctx, wr.ID(), col.add) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("follow: %v", err)
+		}
+	})
+	return col
+}
+
+// record appends an event of conversation joinUUID to cuff's recording wr.
+func (w *joinWorld) record(t *testing.T, wr *Writer, e *transcript.Event) {
+	t.Helper()
+	e.ConversationID = joinUUID
+	if err := wr.Append(e); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestJoinedFollowLive: following a conversation while both records grow —
 // cuff's recording before Claude Code's transcript exists, then the
 // transcript appearing — shows one session, each event once, in order.
 func TestJoinedFollowLive(t *testing.T) {
 	w := newJoinWorld(t)
 	wr := w.hookSession(t, joinUUID)
-	j := w.joined()
-	ctx, cancel := context.WithCancel(context.Background())
-	col := newFollowCollector()
-	done := make(chan error, 1)
-	go func() { done <- j.Follow(ctx, wr.ID(), col.add) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("follow: %v", err)
-		}
-	}()
+	col := w.follow(t, wr)
 	col.waitFor(t, "main: start claude-hook /proj")
-	appendRec := func(e *transcript.Event) {
-		e.ConversationID = joinUUID
-		if err := wr.Append(e); err != nil {
-			t.Fatal(err)
-		}
-	}
+	appendRec := func(e *transcript.Event) { w.record(t, wr, e) }
 	appendRec(w.rec(1, &transcript.ChatTurn{Role: "user", Text: "tidy up"}, ""))
 	col.waitFor(t, "main: user: tidy up")
 	// The transcript appears, from its start: what cuff showed already is
@@ -377,23 +388,8 @@ func TestJoinedFollowLive(t *testing.T) {
 func TestJoinedFollowFindsTheTranscriptWhenCuffRecords(t *testing.T) {
 	w := newJoinWorld(t)
 	wr := w.hookSession(t, joinUUID)
-	j := w.joined()
-	ctx, cancel := context.WithCancel(context.Background())
-	col := newFollowCollector()
-	done := make(chan error, 1)
-	go func() { done <- j.Follow(ctx, wr.ID(), col.add) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("follow: %v", err)
-		}
-	}()
-	appendRec := func(e *transcript.Event) {
-		e.ConversationID = joinUUID
-		if err := wr.Append(e); err != nil {
-			t.Fatal(err)
-		}
-	}
+	col := w.follow(t, wr)
+	appendRec := func(e *transcript.Event) { w.record(t, wr, e) }
 	appendRec(w.rec(1, &transcript.ChatTurn{Role: "user", Text: "tidy up"}, ""))
 	col.waitFor(t, "main: user: tidy up") // shown alone: there is no transcript yet
 	c := &claudeLines{uuid: joinUUID, t0: w.t0}
@@ -414,17 +410,7 @@ func TestJoinedFollowEndsAfterWhatTheTranscriptHolds(t *testing.T) {
 	w := newJoinWorld(t)
 	w.t0 = time.Now().UTC() // recent: held as a live session's events are
 	wr := w.hookSession(t, joinUUID)
-	j := w.joined()
-	ctx, cancel := context.WithCancel(context.Background())
-	col := newFollowCollector()
-	done := make(chan error, 1)
-	go func() { done <- j.Follow(ctx, wr.ID(), col.add) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("follow: %v", err)
-		}
-	}()
+	col := w.follow(t, wr)
 	c := &claudeLines{uuid: joinUUID, t0: w.t0}
 	w.appendTranscript(t, joinUUID, c.user(0, "look around"), c.say(0, "m1", "Asking a helper."))
 	col.waitFor(t, "main: assistant: Asking a helper.")
