@@ -476,6 +476,11 @@ func (c *call) getent() {
 		c.risky("network: getent " + ops.operands[0].val + " resolves names through DNS")
 		return
 	}
+	if len(ops.operands) > 0 && (ops.operands[0].val == "shadow" || ops.operands[0].val == "gshadow") {
+		c.risky(secretPrefix + "getent " + ops.operands[0].val + " prints password hashes")
+		c.e.secret = true
+		return
+	}
 	c.local("getent reads local system databases")
 }
 

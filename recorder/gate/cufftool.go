@@ -1,5 +1,7 @@
 package gate
 
+import "strings"
+
 // cuff is cuff itself: an agent that can answer its own approval requests,
 // change its own hooks or policy, or hide a command inside `cuff exec`
 // would walk around the gate.
@@ -25,9 +27,23 @@ func (c *call) cuff() {
 	case "approve", "deny", "hook", "init", "import", "trust":
 		c.guardRisk("cuff " + sub.val + " changes cuff's own approvals, hooks or recordings; an agent must not run it")
 	case "record", "runs":
-		if len(rest) > 0 && (rest[0].val == "clean" || rest[0].val == "prune") {
-			c.risky("cuff " + sub.val + " " + rest[0].val + " deletes recordings")
-			return
+		if len(rest) > 0 {
+			switch rest[0].val {
+			case "clean", "prune", "rm":
+				c.risky("destructive: cuff " + sub.val + " " + rest[0].val + " deletes recordings, the audit trail")
+				return
+			case "export", "generate":
+				// --output FILE writes anywhere: a session's commands
+				// exported into ~/.bashrc run in the next shell.
+				for i, x := range rest {
+					n, _, _ := strings.Cut(x.val, "=")
+					if strings.HasPrefix(x.val, "-o") && !strings.HasPrefix(x.val, "--") || isLong(n, "output") {
+						if w, ok := optValue(rest, i); ok {
+							c.writes(w, "cuff "+sub.val+" "+rest[0].val+" writes")
+						}
+					}
+				}
+			}
 		}
 		c.local("cuff " + sub.val + " reads recordings")
 	case "scripts":

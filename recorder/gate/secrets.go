@@ -298,6 +298,19 @@ func (a *analysis) secretWord(x arg, recursive, hidden bool) string {
 		}
 		return ""
 	}
+	if v := x.val; strings.HasPrefix(v, "~") && v != "~" && !strings.HasPrefix(v, "~/") {
+		// Another user's home (~root/.ssh/id_rsa), which is not looked
+		// up: judged by its name.
+		if why := a.secretMention(v); why != "" {
+			return why
+		}
+		if secretName(path.Base(v)) {
+			return path.Base(v) + " holds credentials"
+		}
+		if recursive && !strings.Contains(strings.Trim(v, "/"), "/") {
+			return v + " is a home folder, with its credential stores (~/.ssh, ~/.aws, ...)"
+		}
+	}
 	pl := a.place(x, true)
 	if pl.real == "" {
 		return ""

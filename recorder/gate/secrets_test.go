@@ -20,3 +20,27 @@ func TestSecretFile(t *testing.T) {
 		}
 	}
 }
+
+// TestHandTriedBypasses holds what trying the held-out corpus's classes by
+// hand found: another user's credentials, getent's password hashes, and
+// cuff's own subcommands that delete the audit trail or write a file
+// anywhere (an export into ~/.bashrc runs the session's commands there).
+func TestHandTriedBypasses(t *testing.T) {
+	g := corpusTree(t, Options{})
+	checkGuardedCases(t, g, []guardedCase{
+		{"cat ~root/.ssh/id_rsa", VerdictAsk, "secret"},
+		{"cat ~alice/.aws/credentials", VerdictAsk, "secret"},
+		{"grep -r token ~bob", VerdictAsk, "home folder"},
+		{"getent shadow", VerdictAsk, "password hashes"},
+		{"getent gshadow root", VerdictAsk, "password hashes"},
+		{"getent passwd", VerdictAllow, ""},
+		{"cuff record rm 2024 --force", VerdictAsk, "audit trail"},
+		{"cuff runs prune --older-than 1d --force", VerdictAsk, "audit trail"},
+		{"cuff record export all --format markdown --output ~/.bashrc", VerdictAsk, "outside the workspace"},
+		{"cuff record export all -o/tmp/../home/u/.profile", VerdictAsk, ""},
+		{"cuff record export all --output=.git/hooks/pre-commit", VerdictAsk, ""},
+		{"cuff record generate -o .cuff/policy.yml", VerdictAsk, ""},
+		{"cuff record export abc --format html --output report.html", VerdictAllow, ""},
+		{"cuff record show abc --entries --output", VerdictAllow, ""},
+	})
+}
