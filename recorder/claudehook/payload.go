@@ -194,10 +194,12 @@ func (s *shrinker) literal(c byte) error {
 	return s.emit(lit...)
 }
 
-// cutNote ends a string that was cut.
-const cutNote = "… [cut by cuff: the hook payload was over its size limit]"
+// cutNote stands where a string was cut: between its head and its tail.
+const cutNote = " … [cut by cuff: the hook payload was over its size limit] … "
 
-// str copies a string whose opening quote was read. A key is never cut.
+// str copies a string whose opening quote was read. A key is never cut. A
+// string too long to keep keeps its head and its tail (where a command's
+// output says how it ended), each cut at a word boundary, the note between.
 func (s *shrinker) str(key bool) error {
 	keep := s.strCap
 	if room := s.budget - int64(len(s.out)) - int64(len(cutNote)) - 64; room < keep {
@@ -206,7 +208,10 @@ func (s *shrinker) str(key bool) error {
 	if key {
 		keep = 1 << 10
 	}
-	var raw []byte // the string's bytes as written, escapes included
+	tailKeep := keep / 2
+	headKeep := keep - tailKeep
+	var raw []byte  // the head's bytes as written, escapes included
+	var tail []byte // the last bytes read once the head is full, whole escapes
 	cut := false
 	for {
 		c, err := s.next()
@@ -236,18 +241,25 @@ func (s *shrinker) str(key bool) error {
 				}
 			}
 		}
-		if int64(len(raw)+len(esc)) > keep {
-			cut = true
-			continue // read to the end of the string, keeping nothing more
+		if !cut && int64(len(raw)+len(esc)) <= headKeep {
+			raw = append(raw, esc...)
+			continue
 		}
-		raw = append(raw, esc...)
+		cut = true // read to the end of the string, keeping its last bytes
+		tail = append(tail, esc...)
+		if int64(len(tail)) > 2*tailKeep+64 {
+			tail = dropFront(tail, int64(len(tail))-tailKeep)
+		}
 	}
 	if cut {
 		if key {
 			return fmt.Errorf("a key longer than %d bytes at byte %d", keep, s.read)
 		}
 		s.cut++
-		raw = append(wordCut(raw), cutNote...)
+		if over := int64(len(tail)) - tailKeep; over > 0 {
+			tail = dropFront(tail, over)
+		}
+		raw = append(append(wordCut(raw), cutNote...), wordCutFront(tail)...)
 	}
 	if err := s.emit('"'); err != nil {
 		return err
@@ -256,6 +268,50 @@ func (s *shrinker) str(key bool) error {
 		return err
 	}
 	return s.emit('"')
+}
+
+// unitLen is the length of the first unit of a string as written: an
+// escape (\n, \u00e9) or a byte.
+func unitLen(raw []byte) int {
+	if raw[0] == '\\' && len(raw) > 1 {
+		if raw[1] == 'u' {
+			return min(6, len(raw))
+		}
+		return 2
+	}
+	return 1
+}
+
+// dropFront drops at least n bytes from the front of raw, whole escapes.
+func dropFront(raw []byte, n int64) []byte {
+	i := 0
+	for int64(i) < n && i < len(raw) {
+		i += unitLen(raw[i:])
+	}
+	return raw[i:]
+}
+
+// wordCutFront drops the start of a string's kept tail up to a word
+// boundary, as wordCut does with a head: the run of token characters the
+// cut fell in (no part of a token is kept), and a UTF-8 sequence it split.
+func wordCutFront(raw []byte) []byte {
+	for len(raw) > 0 {
+		if raw[0] == '\\' {
+			n := unitLen(raw)
+			if n == 2 && (raw[1] == '/' || raw[1] == '\\') {
+				raw = raw[n:] // an escaped token character
+				continue
+			}
+			break
+		}
+		r, size := utf8.DecodeRune(raw)
+		if r == utf8.RuneError && size <= 1 || tokenByte(r) {
+			raw = raw[max(size, 1):]
+			continue
+		}
+		break
+	}
+	return raw
 }
 
 // wordCut drops the end of a cut string back to a word boundary: the last

@@ -16,11 +16,12 @@ func TestReadInputWithinLimit(t *testing.T) {
 }
 
 // TestReadInputOverLimitKeepsWhatFits: a payload over the limit keeps its
-// small fields whole and the head of its big string, cut at a word
-// boundary (no part of a token is kept) and marked.
+// small fields whole and the head and the tail of its big string (where an
+// output says how it ended), each cut at a word boundary (no part of a
+// token is kept), the note between them.
 func TestReadInputOverLimitKeepsWhatFits(t *testing.T) {
 	token := "ghp_" + strings.Repeat("A1b2", 9)
-	big := strings.Repeat("line of output ", 200) + token + strings.Repeat(" tail", 1000)
+	big := strings.Repeat("line of output ", 200) + token + strings.Repeat(" tail", 1000) + " exit status 2: FAILED"
 	payload, _ := json.Marshal(map[string]any{"session_id": "sess-1", "hook_event_name": "PostToolUse", "tool_name": "Bash",
 		"tool_use_id": "toolu_9", "tool_response": map[string]any{"stdout": big, "exit_code": 0}})
 	limit := int64(len(payload) / 2)
@@ -37,19 +38,27 @@ func TestReadInputOverLimitKeepsWhatFits(t *testing.T) {
 	}
 	var resp bashResponse
 	json.Unmarshal(in.ToolResponse, &resp)
-	if in.SessionID != "sess-1" || in.ToolUseID != "toolu_9" || resp.ExitCode == nil || !strings.HasSuffix(resp.Stdout, cutNote) {
-		t.Errorf("parsed %+v / %.80q", in, resp.Stdout)
+	head, tail, cut := strings.Cut(resp.Stdout, cutNote)
+	if in.SessionID != "sess-1" || in.ToolUseID != "toolu_9" || resp.ExitCode == nil || !cut {
+		t.Fatalf("parsed %+v / %.80q", in, resp.Stdout)
 	}
-	kept := strings.TrimSuffix(resp.Stdout, cutNote)
-	if !strings.HasPrefix(big, kept) || strings.HasSuffix(kept, "outpu") {
-		t.Errorf("kept %d bytes ending %q", len(kept), kept[max(0, len(kept)-20):])
+	if !strings.HasPrefix(big, head) || strings.HasSuffix(head, "outpu") || head == "" {
+		t.Errorf("head: %d bytes ending %q", len(head), head[max(0, len(head)-20):])
+	}
+	if !strings.HasSuffix(big, tail) || !strings.HasSuffix(tail, "exit status 2: FAILED") || strings.HasPrefix(tail, "ail") {
+		t.Errorf("tail: %d bytes starting %q", len(tail), tail[:min(20, len(tail))])
+	}
+	for i := 0; i+10 <= len(token); i++ {
+		if strings.Contains(resp.Stdout, token[i:i+10]) {
+			t.Fatalf("a piece of the token is kept: %q", token[i:i+10])
+		}
 	}
 }
 
 // FuzzReadInput: whatever the payload and the limit, what ReadInput returns
 // is valid JSON within the limit, the payload itself when it fits, and
-// otherwise the same value with some strings cut (each a prefix of the
-// original followed by the note).
+// otherwise the same value with some strings cut (each a head of the
+// original, the note, and a tail of it).
 func FuzzReadInput(f *testing.F) {
 	f.Add([]byte(`{"a":"0123456789abcdef","b":[1,true,null,"x\u00e9\n"]}`), uint16(20))
 	f.Add([]byte(`["\ud83d\ude00\ud83d\ude00\ud83d\ude00", -1.5e3]`), uint16(12))
@@ -110,8 +119,9 @@ func sameButCut(a, b any) bool {
 		if s == a {
 			return true
 		}
-		kept, cut := strings.CutSuffix(s, cutNote)
-		return cut && strings.HasPrefix(strings.ToValidUTF8(a, "\uFFFD"), kept)
+		head, tail, cut := strings.Cut(s, cutNote)
+		valid := strings.ToValidUTF8(a, "\uFFFD")
+		return cut && strings.HasPrefix(valid, head) && strings.HasSuffix(valid, tail)
 	}
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
