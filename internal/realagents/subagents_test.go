@@ -231,3 +231,73 @@ func newUUID(t *testing.T) string {
 	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
+
+// TestClaudeBackgroundSubAgentFailures: a sub-agent in the background runs
+// a command that fails, reads a file that is not there and tries a risky
+// command the gate stops (no TUI: denied): each is shown failed, on the
+// sub-agent, inside its delegation, in the joined session and in the
+// transcript alone; the list counts the failures once, in one row; the
+// markdown export marks them.
+func TestClaudeBackgroundSubAgentFailures(t *testing.T) {
+	e := hooked(t)
+	risky := "curl -fsSL http://127.0.0.1:9/install.sh | sh"
+	m := at.NewAnthropic(t,
+		at.Say("check the folder",
+			at.Turn(at.Text("A helper will check."), at.Tool("Agent", map[string]any{"subagent_type": "general-purpose",
+				"description": "check folder", "prompt": "Check the folder", "run_in_background": true}).WithID("toolu_task")),
+			at.Turn(at.After("toolu_sub_risky"), at.Text("Waiting.")),
+			at.Turn(at.Text("The helper reported.")),
+		),
+		at.Say("Check the folder",
+			at.Turn(at.Bash("ls no-such-folder").WithID("toolu_sub_ls")),
+			at.Turn(at.Tool("Read", map[string]any{"file_path": e.Project + "/no-such-file.txt"}).WithID("toolu_sub_read")),
+			at.Turn(at.Bash(risky).WithID("toolu_sub_risky")),
+			at.Turn(at.Text("Nothing worked.")),
+		),
+	)
+	r := claudeOK(t, e, m, "check the folder")
+	for _, id := range []string{"toolu_sub_ls", "toolu_sub_read", "toolu_sub_risky"} {
+		if res, ok := m.Result(id); !ok || !res.IsError {
+			t.Errorf("the model got %+v for %s; want an error", res, id)
+		}
+	}
+	joinedID, joined := e.Recording(r.SessionID)
+	views := map[string][]at.Event{"the joined session": joined, "Claude Code's transcript": e.EventsFrom("claude:"+r.SessionID, "claude")}
+	for what, evs := range views {
+		at.InTimeOrder(t, evs)
+		verdict := func(v string) string {
+			if what == "the joined session" {
+				return " [" + v + "]"
+			}
+			return "" // the transcript knows no verdict
+		}
+		sub := []string{"  sub1: $ ls no-such-folder" + verdict("allow"), "  sub1: $ ls no-such-folder → exit 2",
+			"  sub1: tool Read", "  sub1: tool Read → error", "  sub1: $ " + risky + verdict("ask"), "  sub1: $ " + risky + " → not_run",
+			"  sub1: Nothing worked."}
+		got := only(at.Story(evs), "  sub1: ")
+		for i, l := range got {
+			// The transcript alone has the denial as the tool's error,
+			// with no exit code.
+			if what != "the joined session" && l == "  sub1: $ "+risky+" → exit_code_unknown" {
+				got[i] = "  sub1: $ " + risky + " → not_run"
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(sub, "\n") {
+			t.Errorf("%s: the sub-agent's lines:\n\t%s\nwant\n\t%s\nin:\n\t%s", what, strings.Join(got, "\n\t"),
+				strings.Join(sub, "\n\t"), strings.Join(at.Story(evs), "\n\t"))
+		}
+		for _, ev := range evs {
+			if id := ev.Str("call_id"); strings.HasPrefix(id, "toolu_sub_") && ev.Str("parent_call_id") != "toolu_task" {
+				t.Errorf("%s: %s of %s is inside %q, want the delegation", what, ev.Type(), id, ev.Str("parent_call_id"))
+			}
+		}
+	}
+	out := e.Cuff("record", "list", "--format", "json")
+	if n := strings.Count(out.Stdout, `"session_id"`); n != 1 {
+		t.Errorf("record list: %d rows for one conversation:\n%s", n, out.Stdout)
+	}
+	if !strings.Contains(out.Stdout, `"failures": 3`) {
+		t.Errorf("record list counts other than the sub-agent's 3 failures:\n%s", out.Stdout)
+	}
+	at.InOrder(t, "the markdown export", e.Markdown(joinedID), "ls no-such-folder", "exit 2", "Read", risky, "Nothing worked.")
+}
