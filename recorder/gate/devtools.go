@@ -77,6 +77,13 @@ func (c *call) golang() {
 		c.risky("network: go " + sub.val + " downloads modules or opens a browser")
 	case "generate":
 		c.risky("interpreter: go generate runs the commands named in //go:generate comments")
+	case "doc":
+		for _, x := range rest {
+			if n, _, _ := strings.Cut(x.val, "="); n == "-http" || n == "--http" {
+				c.risky("network: go doc -http downloads and runs pkgsite (go run golang.org/x/pkgsite/…@version), serves it and opens a browser")
+				return
+			}
+		}
 	case "install":
 		for _, x := range rest {
 			if strings.Contains(x.val, "@") {

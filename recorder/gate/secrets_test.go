@@ -44,3 +44,15 @@ func TestHandTriedBypasses(t *testing.T) {
 		{"cuff record show abc --entries --output", VerdictAllow, ""},
 	})
 }
+
+// TestGoDocHTTPReachesTheNetwork: since Go 1.25 go doc -http runs pkgsite
+// with go run MODULE@version, a download, then serves it and opens a
+// browser; go doc itself stays local.
+func TestGoDocHTTPReachesTheNetwork(t *testing.T) {
+	g := corpusTree(t, Options{})
+	checkGuardedCases(t, g, []guardedCase{
+		{"go doc -http", VerdictAsk, "pkgsite"},
+		{"go doc -http=:6060 fmt", VerdictAsk, "pkgsite"},
+		{"go doc fmt.Println", VerdictAllow, ""},
+	})
+}
