@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/cuff-dev/cuff/session"
@@ -101,6 +102,9 @@ func WriteSessions(ctx context.Context, sink Sink, sessions []session.Info, read
 		return Result{}, err
 	}
 	res, cerr := sink.Close()
+	if err != nil && cerr != nil && strings.Contains(err.Error(), cerr.Error()) {
+		cerr = nil // the writer's error again, kept from the write that failed
+	}
 	res.Malformed += malformed
 	res.Truncated += truncated
 	res.Skipped = append(res.Skipped, skipped...)

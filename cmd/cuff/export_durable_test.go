@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cuff-dev/cuff/internal/testenv"
 	"github.com/cuff-dev/cuff/transcript"
 )
 
@@ -240,5 +241,27 @@ func TestExportsAreValidUTF8AndInert(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the formula was not neutralised but lost:\n%s", r.stdout)
+	}
+}
+
+// TestExportOnAFullDiskSaysSoOnce: an export whose disk fills up fails with
+// the write error, said once (CSV and HTML said it twice: once from the
+// write, once more from closing the file), and leaves no file.
+func TestExportOnAFullDiskSaysSoOnce(t *testing.T) {
+	dir, id := bigSession(t, 4)
+	mnt := testenv.Tmpfs(t, 1<<20)
+	for _, format := range []string{"json", "jsonl", "csv", "sqlite", "html", "markdown"} {
+		out := filepath.Join(mnt, "out."+format)
+		r := cuff(t, dir, "", "record", "export", id, "--format", format, "--output", out)
+		full := "no space left on device"
+		if format == "sqlite" {
+			full = "disk is full"
+		}
+		if r.code != 1 || strings.Count(r.stderr, full) != 1 {
+			t.Errorf("%s: code %d, stderr %q; want 1 and the full disk said once", format, r.code, r.stderr)
+		}
+		if entries, _ := os.ReadDir(mnt); len(entries) != 0 {
+			t.Errorf("%s: the failed export left %v", format, entries)
+		}
 	}
 }

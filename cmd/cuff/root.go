@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/colorprofile"
 	"github.com/cuff-dev/cuff/internal/applog"
@@ -57,7 +58,15 @@ func (a *app) openWorkspace() (*workspace.Workspace, error) {
 	if a.ws != nil {
 		return a.ws, nil
 	}
+	var mu sync.Mutex
+	said := map[string]bool{} // a listing read twice (the project's, then all) warns once
 	ws, err := workspace.Open(workspace.Env{Dir: a.dir, Cwd: a.cwd, Getenv: a.getenv, Warn: func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if said[msg] {
+			return
+		}
+		said[msg] = true
 		fmt.Fprintf(a.stderr, "warning: %s\n", msg)
 		a.logger().Warn(msg)
 	}})
