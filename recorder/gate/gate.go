@@ -290,8 +290,8 @@ func outsideSandbox(cs []Command, sandboxed bool) {
 }
 
 func anyVerdict(cs []Command, v Verdict) bool {
-	for _, c := range cs {
-		if c.Verdict == v {
+	for i := range cs {
+		if cs[i].Verdict == v {
 			return true
 		}
 	}
@@ -346,15 +346,16 @@ func (r *Result) summarise() {
 		return
 	}
 	best := 0
-	for i, c := range r.Commands {
-		b := r.Commands[best]
+	for i := range r.Commands { // by index: a Command is large to copy
+		c, b := &r.Commands[i], &r.Commands[best]
 		if c.Verdict > b.Verdict || c.Verdict == b.Verdict && c.Tier > b.Tier {
 			best = i
 		}
 	}
-	c := r.Commands[best]
+	c := &r.Commands[best]
 	r.Verdict, r.Tier, r.Rule = c.Verdict, c.Tier, c.Rule
-	for _, x := range r.Commands {
+	for i := range r.Commands {
+		x := &r.Commands[i]
 		r.AgentCode = r.AgentCode || x.AgentCode
 		r.Secret = r.Secret || x.Secret
 		r.Guarded = r.Guarded || x.guarded
