@@ -116,7 +116,8 @@ func (s *Store) Sessions() ([]*Meta, error) {
 	}
 	changed := false
 	present := make(map[string]bool, len(names))
-	var todo []*Meta // sessions to summarise (again), from where their summary stopped
+	var todo []*Meta         // sessions to summarise (again), from where their summary stopped
+	var unseen []os.FileInfo // per todo: the file, when the index had no summary of it
 	for _, id := range names {
 		present[id] = true
 		fi, err := os.Lstat(s.EventsPath(id))
@@ -127,19 +128,13 @@ func (s *Store) Sessions() ([]*Meta, error) {
 		if m != nil && !m.stale(fi) {
 			continue
 		}
+		var hint os.FileInfo
 		if m == nil {
-			// The meta file the writer left is the summary, when it is
-			// current: a lost index is rebuilt from them without reading
-			// (or rewriting) a single session.
-			if m = s.metaHint(id, fi); !m.stale(fi) {
-				ix.Sessions[id] = m
-				changed = true
-				continue
-			}
+			m, hint = &Meta{SessionID: id}, fi
 		}
-		todo = append(todo, m)
+		todo, unseen = append(todo, m), append(unseen, hint)
 	}
-	for i, err := range summarizeAll(s, todo) {
+	for i, err := range summarizeAll(s, todo, unseen) {
 		m := todo[i]
 		if err != nil {
 			s.warn("session %s: %v", m.SessionID, err)
@@ -189,15 +184,23 @@ func (s *Store) Sessions() ([]*Meta, error) {
 }
 
 // summarizeAll brings each summary up to date with its session file, on
-// every core, and returns each one's error. Meta files are not written: they
-// are the writers' (and the index, saved once, has the summaries).
-func summarizeAll(s *Store, metas []*Meta) []error {
+// every core, and returns each one's error. A summary the index did not
+// have (unseen[i] set) starts from the meta file the writer left: when that
+// is current, a lost index is rebuilt from it without reading (or
+// rewriting) the session. Meta files are not written: they are the
+// writers' (and the index, saved once, has the summaries).
+func summarizeAll(s *Store, metas []*Meta, unseen []os.FileInfo) []error {
 	errs := make([]error, len(metas))
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range min(runtime.GOMAXPROCS(0), len(metas)) {
 		wg.Go(func() {
 			for i := range next {
+				if fi := unseen[i]; fi != nil {
+					if metas[i] = s.metaHint(metas[i].SessionID, fi); !metas[i].stale(fi) {
+						continue
+					}
+				}
 				errs[i] = summarize(s.EventsPath(metas[i].SessionID), metas[i])
 			}
 		})
