@@ -208,15 +208,41 @@ func (m *Model) applyTarget() {
 	if t == nil || len(m.vis) == 0 {
 		return
 	}
-	var found *timeline.Item
+	var found, within, after *timeline.Item
 	for _, it := range m.vis {
 		if it.Kind == timeline.KindNotice || it.Kind == timeline.KindSessionStart && t.Seq <= 0 {
 			continue // by time: the start shares its time with the first prompt, which a hit is
 		}
-		if t.Seq > 0 && it.Seq() == t.Seq || t.Seq <= 0 && !t.Time.IsZero() && !it.TS().Before(t.Time) {
+		if t.Seq > 0 {
+			if it.Seq() == t.Seq {
+				found = it
+				break
+			}
+			continue
+		}
+		if t.Time.IsZero() {
+			continue
+		}
+		// By time: the item that started then; else the latest one
+		// running then (a hit in a command's output has the time of its
+		// end); else the first item after it.
+		switch ts := it.TS(); {
+		case ts.Equal(t.Time):
 			found = it
+		case ts.Before(t.Time) && !t.Time.After(itemEnd(it).Add(time.Second)):
+			within = it
+		case after == nil && ts.After(t.Time):
+			after = it
+		}
+		if found != nil {
 			break
 		}
+	}
+	if found == nil {
+		found = within
+	}
+	if found == nil {
+		found = after
 	}
 	first := m.vis[0]
 	older := m.partial && (t.Seq > 0 && first.Seq() > t.Seq || t.Seq <= 0 && first.TS().After(t.Time))
@@ -232,6 +258,23 @@ func (m *Model) applyTarget() {
 	}
 	m.target, m.wantTop = nil, false
 	m.follow, m.paused, m.sel, m.top, m.off = false, true, found, found, 0
+}
+
+// itemEnd is when an item ended as far as its halves say: its second
+// half's time where it is kept, else its start and the duration its
+// result reports (the second halves of commands and tool calls keep no
+// time of their own).
+func itemEnd(it *timeline.Item) time.Time {
+	if end := it.EndTS(); !end.IsZero() {
+		return end
+	}
+	var ms int64
+	if run := it.BashRun(); run != nil {
+		ms = run.DurationMS
+	} else if res := it.ToolResult(); res != nil {
+		ms = res.DurationMS
+	}
+	return it.TS().Add(time.Duration(ms) * time.Millisecond)
 }
 
 // SetLive says whether the session is being followed.

@@ -3,6 +3,8 @@ package viewer
 import (
 	"testing"
 
+	"github.com/cuff-dev/cuff/transcript"
+	"github.com/cuff-dev/cuff/tui/internal/fixture"
 	"github.com/cuff-dev/cuff/tui/timeline"
 )
 
@@ -49,5 +51,22 @@ func TestTargetBySeq(t *testing.T) {
 	m.Replace(build(events), false)
 	if got := m.sel.Chat(); got == nil || got.Text != "answer 2" || m.sel.Kind != timeline.KindAssistant {
 		t.Fatalf("selected %+v after the full index, want answer 2", got)
+	}
+}
+
+// A hit in a command's output has the time of the command's end: the view
+// selects that command, not whatever started after it ended.
+func TestTargetInACommandsOutput(t *testing.T) {
+	one := 1
+	b := fixture.NewBuilder()
+	b.Add(&transcript.ChatTurn{Role: transcript.RoleUser, Text: "run the tests"}, "", "")
+	b.Add(&transcript.BashStart{Command: "go test ./..."}, "b1", "")
+	end := b.Add(&transcript.BashRun{Command: "go test ./...", ExitCode: &one, Stdout: "--- FAIL: TestStoreClient"}, "b1", "")
+	b.Add(&transcript.ChatTurn{Role: transcript.RoleAssistant, Text: "it failed"}, "", "")
+	m := newViewer(nil, 80, 20)
+	m.SetTarget(Target{Time: end.TS})
+	m.Append(b.Events)
+	if m.sel == nil || m.sel.Kind != timeline.KindBash {
+		t.Fatalf("selected %+v, want the command whose output holds the hit", m.sel)
 	}
 }
