@@ -477,8 +477,7 @@ func (c *call) getent() {
 		return
 	}
 	if len(ops.operands) > 0 && (ops.operands[0].val == "shadow" || ops.operands[0].val == "gshadow") {
-		c.risky(secretPrefix + "getent " + ops.operands[0].val + " prints password hashes")
-		c.e.secret = true
+		c.secretRead("getent " + ops.operands[0].val + " prints password hashes")
 		return
 	}
 	c.local("getent reads local system databases")

@@ -249,13 +249,11 @@ func (c *call) awkProgram(p arg) {
 		c.writes(arg{val: w, dyn: p.dyn}, "the awk program writes")
 	}
 	if fx.environ {
-		c.risky(secretPrefix + "the awk program reads ENVIRON, the environment with its tokens and keys")
-		c.e.secret = true
+		c.secretRead("the awk program reads ENVIRON, the environment with its tokens and keys")
 	}
 	for _, r := range fx.reads {
 		if why := c.a.secretWord(arg{val: r, dyn: p.dyn}, false, false); why != "" {
-			c.risky(secretPrefix + "the awk program reads " + r + ": " + why)
-			c.e.secret = true
+			c.secretRead("the awk program reads " + r + ": " + why)
 		}
 	}
 }

@@ -32,6 +32,10 @@ func (c *call) unknown(r string) { c.e.add(TierGrey, r) }
 func (c *call) grey(r string)    { c.e.add(TierGrey, r); c.e.unliftable = true }
 func (c *call) risky(r string)   { c.e.add(TierRisky, r); c.e.unliftable = true }
 
+// secretRead records that the command reads credential material: risky,
+// and the session is to be marked as having read secrets (Result.Secret).
+func (c *call) secretRead(why string) { c.risky(secretPrefix + why); c.e.secret = true }
+
 // notAlways records why no standing rule should allow the command.
 func (c *call) notAlways(why string) {
 	if c.e.notAlways == "" {

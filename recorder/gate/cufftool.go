@@ -46,6 +46,10 @@ func (c *call) cuff() {
 			}
 		}
 		c.local("cuff " + sub.val + " reads recordings")
+	case "search":
+		// Reads every recorded session (its index is kept in the user's
+		// cache) and prints the hits, redacted as the store redacts.
+		c.local("cuff search reads recordings")
 	case "scripts":
 		if len(rest) > 0 && rest[0].val == "run" {
 			c.risky("cuff scripts run runs a project script")

@@ -192,6 +192,13 @@ func (c *call) gitSub(sub string, rest []arg) {
 	case "config":
 		c.gitConfigCmd(rest)
 		return
+	case "var":
+		for _, x := range rest {
+			if x.val == "-l" {
+				c.secretRead("git var -l prints every value of git's configuration, credentials among them")
+				return
+			}
+		}
 	case "bisect":
 		if len(rest) > 0 && rest[0].val == "run" {
 			c.local("git bisect run runs a command, which is checked on its own")
@@ -446,24 +453,70 @@ func (c *call) gitConfigCmd(rest []arg) {
 	if ops.has("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "--get-color",
 		"--get-colorbool", "--show-origin", "--show-scope", "--name-only") && !ops.has("--add",
 		"--replace-all", "--unset", "--unset-all", "--rename-section", "--remove-section", "--edit", "-e") {
-		c.unknown("git config reads the configuration")
+		c.gitConfigRead(ops, ops.operands)
 		return
 	}
 	n := len(ops.operands)
 	if n > 0 {
 		switch ops.operands[0].val {
 		case "get", "list":
-			c.unknown("git config reads the configuration")
+			c.gitConfigRead(ops, ops.operands[1:])
 			return
 		case "set", "unset", "rename-section", "remove-section", "edit":
 			n = 2
 		}
 	}
 	if n <= 1 && !ops.has("--add", "--replace-all", "--unset", "--unset-all", "--rename-section", "--remove-section", "--edit", "-e") {
-		c.unknown("git config reads the configuration")
+		c.gitConfigRead(ops, ops.operands)
 		return
 	}
 	c.risky("indirection: git config changes settings that can make git run programs or reach the network")
+}
+
+// gitConfigRead judges a read of git's configuration, whose values can
+// hold credentials (a remote's https://user:token@ address, an
+// http.extraHeader with a bearer token, a tool's token): a dump of values
+// (--list, --get-regexp, git config list, get --regexp) is a secret read,
+// as env is, and so is a key named like a credential; names alone
+// (--name-only) and ordinary keys are not. keys are the operands after
+// the subcommand, the key first.
+func (c *call) gitConfigRead(ops scanResult, keys []arg) {
+	switch {
+	case ops.has("--name-only"):
+	case ops.has("--list", "-l", "--regexp") || getRegexp(ops) || len(ops.operands) > 0 && ops.operands[0].val == "list":
+		c.secretRead("git config prints the values of git's configuration, where credentials are kept " +
+			"(a remote's user:token@ address, http.extraHeader)")
+		return
+	case len(keys) > 0 && !keys[0].static():
+		c.secretRead("git config prints a key only known at run time, which may hold a credential: " + keys[0].val)
+		return
+	case len(keys) > 0 && secretConfigKey(keys[0].val):
+		c.secretRead("git config prints " + keys[0].val + ", which holds a credential")
+		return
+	}
+	c.unknown("git config reads the configuration")
+}
+
+// getRegexp reports git config's --get-regexp, abbreviated as git takes
+// it (--get-r...; --get alone is the option --get).
+func getRegexp(ops scanResult) bool {
+	for _, o := range ops.opts {
+		if len(o.name) > len("--get-") && strings.HasPrefix("--get-regexp", o.name) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretConfigKey reports a git configuration key named like a credential.
+func secretConfigKey(k string) bool {
+	k = strings.ToLower(k)
+	for _, w := range [...]string{"token", "password", "passwd", "secret", "extraheader", "smtppass", "oauth", "apikey", "api-key", "api_key"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // gitClean judges git clean by what it may delete: with -x or -X the

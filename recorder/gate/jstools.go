@@ -66,8 +66,7 @@ func (c *call) jsPackage() {
 		if len(rest) > 0 && (rest[0].val == "get" || rest[0].val == "list" || rest[0].val == "ls") {
 			for _, x := range rest[1:] {
 				if l := strings.ToLower(x.val); strings.Contains(l, "auth") || strings.Contains(l, "token") || strings.Contains(l, "password") || x.val == "-l" || x.val == "--long" {
-					c.risky(secretPrefix + c.name + " config get " + x.val + " prints a registry credential")
-					c.e.secret = true
+					c.secretRead(c.name + " config get " + x.val + " prints a registry credential")
 					return
 				}
 			}

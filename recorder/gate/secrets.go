@@ -417,8 +417,7 @@ func (c *call) secretReads() {
 			x.val = x.val[i+1:] // curl -d @file, -F name=@file: the file is read and sent
 		}
 		if why := c.a.secretWord(x, recursive, hidden); why != "" {
-			c.risky(secretPrefix + c.name + " reads " + x.val + ": " + why)
-			c.e.secret = true
+			c.secretRead(c.name + " reads " + x.val + ": " + why)
 			return
 		}
 	}

