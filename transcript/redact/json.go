@@ -135,7 +135,7 @@ const minEcho = 8
 // the second pass.
 func (w *jsonWalker) noteFound(s string, spans []span) {
 	for _, sp := range spans {
-		if v := s[sp.start:sp.end]; len(v) >= minEcho && v != w.r.marker {
+		if v := s[sp.start:sp.end]; len(v) >= minEcho && v != w.r.marker && !plainWord(v) {
 			w.found = append(w.found, strings.ToLower(v))
 		}
 	}
@@ -180,6 +180,24 @@ func (w *jsonWalker) echoSpans(s string) []span {
 		i = j
 	}
 	return spans
+}
+
+// plainWord reports whether v is one case of letters only ("required",
+// "PROVIDED"): a value like that (password: required) is no secret worth
+// hunting through the rest of the event, where the word means itself.
+func plainWord(v string) bool {
+	lower, upper := false, false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		default:
+			return false
+		}
+	}
+	return !(lower && upper)
 }
 
 func isEchoByte(c byte) bool { return isWordChar(c) || c == '+' || c == '=' || c == '-' }

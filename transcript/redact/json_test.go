@@ -174,6 +174,8 @@ func TestJSONSecretRepeatedWithoutItsContext(t *testing.T) {
 		"argv":    []string{"mysql", "-pHunter2Hunter2", "db"},
 		"note":    "the password was Hunter2Hunter2; the build is fine",
 		"title":   "an ordinary title",
+		"config":  "password: required",
+		"stdout":  "the field is required",
 	})
 	out := string(r.ValidJSON(in))
 	for _, leak := range []string{line1, line1[:30], strings.ToLower(line1[21:]), "Hunter2Hunter2"} {
@@ -181,7 +183,7 @@ func TestJSONSecretRepeatedWithoutItsContext(t *testing.T) {
 			t.Errorf("%q is left in %s", leak, out)
 		}
 	}
-	for _, kept := range []string{"decided by: ", "an ordinary title", "the build is fine", "is outside"} {
+	for _, kept := range []string{"decided by: ", "an ordinary title", "the build is fine", "is outside", "the field is required"} {
 		if !strings.Contains(out, kept) {
 			t.Errorf("%q went too: %s", kept, out)
 		}
