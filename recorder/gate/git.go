@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"os"
+	"path"
 	"strings"
 )
 
@@ -9,6 +11,7 @@ import (
 // what makes git run programs, reach the network or write elsewhere.
 func (c *call) git() {
 	args := c.args
+	dir, gitDir, moved := c.a.cwdReal(), "", false
 	i := 0
 	for ; i < len(args); i++ {
 		x := args[i]
@@ -45,6 +48,14 @@ func (c *call) git() {
 		case v == "-C" || name == "--git-dir" || name == "--work-tree":
 			if d, ok := value(); ok {
 				c.gitDir(d)
+				switch {
+				case name == "--git-dir":
+					gitDir = c.a.place(d, true).real
+				case v == "-C" && !moved:
+					dir, moved = c.a.place(d, true).real, true
+				case v == "-C":
+					dir = "" // -C relative to an earlier -C: not followed
+				}
 			}
 		case name == "--exec-path":
 			if hasEq {
@@ -65,6 +76,7 @@ func (c *call) git() {
 			}
 		}
 	}
+	c.gitRepoConfig(dir, gitDir)
 	if i >= len(args) {
 		c.local("git without a command prints help")
 		return
@@ -632,4 +644,72 @@ func (c *call) gitPathspec(x arg) (arg, bool) {
 		rest = strings.TrimLeft(rest, "/!^")
 	}
 	return arg{val: c.a.g.root + "/" + rest, dyn: x.dyn, glob: true}, true
+}
+
+// gitRepoConfig checks the repository git will read its configuration
+// from: one named by --git-dir, or the one git finds from dir. A .git
+// directory (or the one a .git file names) is guarded; any other directory
+// that looks like a repository (HEAD, objects, refs) is one the agent may
+// have made with plain writes, whose config (core.fsmonitor,
+// diff.external, a textconv driver) makes git run programs.
+func (c *call) gitRepoConfig(dir, gitDir string) {
+	if gitDir != "" {
+		if !hasGitComponent(gitDir) {
+			c.risky("interpreter: git --git-dir uses " + gitDir + ", a repository outside any .git directory, whose configuration can make git run programs")
+		}
+		return
+	}
+	if dir == "" {
+		c.agentCode("git runs in a directory only known at run time, which may be a repository the agent made, whose configuration can make git run programs")
+		return
+	}
+	if bare := bareRepoAround(dir); bare != "" {
+		c.risky("interpreter: git uses " + bare + " as its repository, a directory outside any .git, whose configuration can make git run programs")
+	}
+}
+
+// bareRepoAround is the directory git would take as a bare repository when
+// run in dir (dir or a parent holding HEAD, objects and refs, found before
+// any .git), unless it lies in a .git directory; "" otherwise.
+func bareRepoAround(dir string) string {
+	for i, d := 0, path.Clean(dir); i < maxGitUp; i++ {
+		if _, err := os.Lstat(d + "/.git"); err == nil {
+			return ""
+		}
+		if looksLikeGitDir(d) {
+			if hasGitComponent(d) {
+				return ""
+			}
+			return d
+		}
+		if d == "/" || d == "." || d == "" {
+			return ""
+		}
+		d = path.Dir(d)
+	}
+	return ""
+}
+
+// looksLikeGitDir reports whether d holds what git needs to take it as a
+// repository: a HEAD file and objects and refs directories.
+func looksLikeGitDir(d string) bool {
+	if fi, err := os.Stat(d + "/HEAD"); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	for _, sub := range []string{"/objects", "/refs"} {
+		if fi, err := os.Stat(d + sub); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// hasGitComponent reports whether the clean path p has a .git component.
+func hasGitComponent(p string) bool {
+	for _, part := range strings.Split(p, "/") {
+		if part == ".git" {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,53 @@
+package gate
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// TestPlantedBareRepository: plain writes (each allowed) make a directory
+// git takes as a bare repository — HEAD, objects (borrowing the project's
+// through objects/info/alternates), refs, and a config whose textconv
+// driver or core.fsmonitor is a program. git run there (-C, cd, --git-dir)
+// then runs that program, outside the sandbox where the gate allows it.
+func TestPlantedBareRepository(t *testing.T) {
+	tr := newRealTree(t)
+	plant := []string{
+		"mkdir -p evil/objects/info evil/refs evil/info",
+		"echo ref: refs/heads/main > evil/HEAD",
+		"printf '[diff \"x\"]\\n\\ttextconv = ./x.sh\\n[core]\\n\\tfsmonitor = ./x.sh\\n' > evil/config",
+		"echo $WS/.git/objects > evil/objects/info/alternates",
+		"echo '* diff=x' > evil/info/attributes",
+	}
+	for _, cmd := range plant {
+		if r := tr.g.Decide(t.Context(), tr.expand(cmd), Input{}); r.Verdict != VerdictAllow {
+			t.Fatalf("planting step %q: got %s, want allow (the attack's premise): %v", cmd, r.Verdict, r.Reasons)
+		}
+	}
+	os.MkdirAll(tr.ws+"/evil/objects/info", 0o700)
+	os.MkdirAll(tr.ws+"/evil/refs", 0o700)
+	os.MkdirAll(tr.ws+"/evil/info", 0o700)
+	os.WriteFile(tr.ws+"/evil/HEAD", []byte("ref: refs/heads/main\n"), 0o600)
+	os.WriteFile(tr.ws+"/evil/config", []byte("[diff \"x\"]\n\ttextconv = ./x.sh\n"), 0o600)
+	if _, err := exec.LookPath("git"); err == nil {
+		// The premise, with the real git: it takes evil as a repository.
+		out, err := exec.Command("git", "-C", tr.ws+"/evil", "rev-parse", "--git-dir").CombinedOutput()
+		if err != nil || string(out) != ".\n" {
+			t.Fatalf("git does not take the planted directory as a repository: %q %v", out, err)
+		}
+	}
+	tr.check(t, tr.g, []fsCase{
+		{"git -C evil show HEAD", VerdictAsk},
+		{"git -C $WS/evil log -p", VerdictAsk},
+		{"cd evil && git log -p", VerdictAsk},
+		{"cd evil/refs && git diff", VerdictAsk},
+		{"git --git-dir=evil log -p", VerdictAsk},
+		{"git --git-dir evil status", VerdictAsk},
+		// Everyday: the project's own repository, by any route.
+		{"git status", VerdictAllow},
+		{"git -C src log -3", VerdictAllow},
+		{"cd src && git diff", VerdictAllow},
+		{"git --git-dir=.git log -1", VerdictAllow},
+	})
+}
