@@ -12,6 +12,7 @@ const (
 	envCommand                // the value is a command line that programs run
 	envRisky                  // changes what programs load, run or connect to
 	envFile                   // the value is a file or directory that programs write
+	envLoad                   // a search path into the workspace: programs load the project's code
 )
 
 // classifyEnv says what setting the variable name to value can do. The
@@ -75,7 +76,8 @@ func classifyEnv(name, value string) (envKind, string) {
 
 // classifyEnv is classifyEnv with one refinement that needs the
 // workspace: a search path such as PYTHONPATH or NODE_PATH that only names
-// directories inside the workspace loads nothing but the project's code.
+// directories inside the workspace loads nothing but the project's code,
+// which is agent code (envLoad).
 func (a *analysis) classifyEnv(name, value string, static bool) (envKind, string) {
 	kind, reason := classifyEnv(name, value)
 	if name == "PATH" {
@@ -94,7 +96,10 @@ func (a *analysis) classifyEnv(name, value string, static bool) (envKind, string
 			return kind, reason
 		}
 	}
-	return envPlain, ""
+	// Only the workspace, but what it holds the agent may have written: a
+	// sitecustomize.py, or a module named like one the program imports,
+	// runs in any Python program started with PYTHONPATH=.
+	return envLoad, name + " makes programs load modules from the workspace, which the agent may have written"
 }
 
 // fileVar reports variables whose value is a file or a directory that

@@ -52,7 +52,7 @@ func TestClassifyEnv(t *testing.T) {
 	}
 	g := testGate(t, Options{})
 	a := &analysis{g: g, cwd: g.dir}
-	for value, want := range map[string]envKind{"src": envPlain, ".:lib": envPlain, "/tmp/x": envRisky, "src:../x": envRisky} {
+	for value, want := range map[string]envKind{"src": envLoad, ".:lib": envLoad, "/tmp/x": envRisky, "src:../x": envRisky} {
 		if got, _ := a.classifyEnv("PYTHONPATH", value, true); got != want {
 			t.Errorf("PYTHONPATH=%s: %d, want %d", value, got, want)
 		}

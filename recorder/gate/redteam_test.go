@@ -51,3 +51,23 @@ func TestPlantedBareRepository(t *testing.T) {
 		{"git --git-dir=.git log -1", VerdictAllow},
 	})
 }
+
+// TestSearchPathIntoTheWorkspaceIsAgentCode: PYTHONPATH=. makes any Python
+// program import ./sitecustomize.py at start-up (NODE_PATH, PERL5LIB and
+// RUBYLIB load the workspace's modules the same way), so `PYTHONPATH=. pip
+// list` runs code the agent wrote: allowed only in the sandbox.
+func TestSearchPathIntoTheWorkspaceIsAgentCode(t *testing.T) {
+	tr := newRealTree(t)
+	for _, cmd := range []string{"PYTHONPATH=. pip list", "NODE_PATH=src npm ls", "PERL5LIB=. perl -v",
+		"RUBYLIB=. gem list", "env PYTHONPATH=. pip --version", "export PYTHONPATH=src; pip list"} {
+		if r := tr.g.Decide(t.Context(), cmd, Input{}); r.Verdict != VerdictNone || !r.AgentCode {
+			t.Errorf("%q outside the sandbox: got %s agent_code=%t, want none and agent code: %v", cmd, r.Verdict, r.AgentCode, r.Reasons)
+		}
+		if r := tr.g.Decide(t.Context(), cmd, Input{Sandboxed: true}); r.Verdict != VerdictAllow {
+			t.Errorf("%q in the sandbox: got %s, want allow: %v", cmd, r.Verdict, r.Reasons)
+		}
+	}
+	if r := tr.g.Decide(t.Context(), "pip list", Input{}); r.Verdict != VerdictAllow || r.AgentCode {
+		t.Errorf("pip list without a search path: %s agent_code=%t", r.Verdict, r.AgentCode)
+	}
+}

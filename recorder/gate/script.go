@@ -662,6 +662,11 @@ func (a *analysis) assign(e *Command, src string, as *syntax.Assign) {
 			break
 		}
 		a.writeTarget(e, fileVarTarget(val), name+"= makes programs write to", true)
+	case envLoad:
+		e.addExtra(TierLocal, "sets "+name)
+		if !e.AgentCode {
+			e.AgentCode, e.agentWhy = true, reason
+		}
 	case envCommand:
 		switch {
 		case !static:

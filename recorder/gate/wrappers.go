@@ -137,6 +137,8 @@ func (c *call) assignArg(x arg) {
 	switch kind, reason := c.a.classifyEnv(name, val, !x.dyn); {
 	case kind == envRisky:
 		c.risky(reason)
+	case kind == envLoad:
+		c.agentCode(reason)
 	case kind == envFile && x.dyn:
 		c.risky("destructive: " + reason + ", and its value is only known at run time")
 	case kind == envFile:
