@@ -20,7 +20,7 @@ type cmdCtx struct {
 // call is one simple command being analysed.
 type call struct {
 	a    *analysis
-	e    *Command
+	e    *entry
 	name string // lower-case program name without directory or version
 	prog string // the program word as written, quotes removed
 	args []arg  // the arguments after the program word
@@ -70,10 +70,12 @@ func (a *analysis) newCall(c call) *call {
 		*p = c
 		return p
 	}
-	return &c
+	p := new(call) // not &c: c would then be on the heap every time
+	*p = c
+	return p
 }
 
-func (a *analysis) command(e *Command, argv []arg, cx cmdCtx) {
+func (a *analysis) command(e *entry, argv []arg, cx cmdCtx) {
 	e.Argv = make([]string, len(argv))
 	for i, x := range argv {
 		e.Argv[i] = x.val
@@ -220,7 +222,7 @@ func ruleText(argv []arg, name string, trusted bool) string {
 // decide applies policy rules and sets the entry's tier: project rules
 // first, then the analysis, which built-in rules may lift from grey to
 // allowed or raise to ask or deny.
-func (a *analysis) decide(e *Command) {
+func (a *analysis) decide(e *entry) {
 	if a.g.policy != nil || a.g.trusted != nil {
 		if r := a.g.projectRule(e.ruleText); r != nil && !(r.Action == ActionAllow && e.noAllowRule) {
 			e.Rule, e.projectRule = r.Label(), true

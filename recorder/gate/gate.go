@@ -384,17 +384,32 @@ func (g *Gate) classify(command string) []Command {
 	}
 	out := make([]Command, len(a.entries))
 	for i, e := range a.entries {
-		out[i] = *e
-		out[i].findings, out[i].extra, out[i].findBuf = nil, nil, [3]finding{}
+		out[i] = e.Command
 		out[i].Secret = out[i].Secret || e.secret
 	}
 	return out
 }
 
+// plainTree is a tree for a plain line that no tree of this command line
+// uses (scripts inside scripts are parsed while the outer tree is used).
+func (a *analysis) plainTree() *plainTree {
+	if a.usedPlain == len(a.plains) {
+		if len(a.plains) == maxPlainTrees {
+			return new(plainTree)
+		}
+		a.plains = append(a.plains, new(plainTree))
+	}
+	a.usedPlain++
+	return a.plains[a.usedPlain-1]
+}
+
+// maxPlainTrees bounds the plain trees an analysis keeps.
+const maxPlainTrees = 8
+
 // parse parses shell source with a pooled parser; a line of plain words
 // gets its tree without one (plainLine).
 func (a *analysis) parse(src string) (*syntax.File, error) {
-	if f, ok := plainLine(src); ok {
+	if f, ok := a.plainTree().build(src); ok {
 		return f, nil
 	}
 	p := a.g.parsers.Get().(*syntax.Parser)

@@ -28,38 +28,48 @@ type plainPart struct {
 // escapes, operators, redirections, keywords, declarations, assignments,
 // comments and newlines all go to the parser. A fuzz test holds the tree
 // equal to the parser's (FuzzPlainLineMatchesParser).
-func plainLine(src string) (f *syntax.File, ok bool) {
+func plainLine(src string) (f *syntax.File, ok bool) { return new(plainTree).build(src) }
+
+// plainTree holds the nodes of one plain line's tree; an analysis keeps a
+// few and builds the trees of its lines in them again and again, so that
+// a plain line costs no allocation once they have grown to its size.
+type plainTree struct {
+	file   syntax.File
+	stmt   syntax.Stmt
+	call   syntax.CallExpr
+	stmts  [1]*syntax.Stmt
+	ws     []plainWord
+	args   []*syntax.Word
+	lits   []syntax.Lit
+	quoted []plainQuote
+}
+
+// plainWord is a word with room for its one part.
+type plainWord struct {
+	word syntax.Word
+	one  [1]syntax.WordPart
+}
+
+// plainQuote is a quoted part, single or double, with room for the text of
+// a double-quoted one.
+type plainQuote struct {
+	sgl syntax.SglQuoted
+	dbl syntax.DblQuoted
+	in  [1]syntax.WordPart
+}
+
+// build makes src's tree in t (plainLine), replacing what t held.
+func (t *plainTree) build(src string) (f *syntax.File, ok bool) {
 	var buf [maxPlainParts]plainPart
 	parts, words, lits, quotes, ok := plainParts(src, buf[:0])
 	if !ok || words == 0 {
 		return nil, false
 	}
-	// Everything in a handful of allocations, sized to the line.
-	type word struct {
-		word syntax.Word
-		one  [1]syntax.WordPart
-	}
-	tree := new(struct {
-		file  syntax.File
-		stmt  syntax.Stmt
-		call  syntax.CallExpr
-		stmts [1]*syntax.Stmt
-	})
-	ws := make([]word, words)
-	args := make([]*syntax.Word, words)
-	litBuf := make([]syntax.Lit, lits)
-	var quoted []struct {
-		sgl syntax.SglQuoted
-		dbl syntax.DblQuoted
-		in  [1]syntax.WordPart
-	}
-	if quotes > 0 {
-		quoted = make([]struct {
-			sgl syntax.SglQuoted
-			dbl syntax.DblQuoted
-			in  [1]syntax.WordPart
-		}, quotes)
-	}
+	ws := grown(t.ws, words)
+	args := grown(t.args, words)
+	litBuf := grown(t.lits, lits)
+	quoted := grown(t.quoted, quotes)
+	t.ws, t.args, t.lits, t.quoted = ws, args, litBuf, quoted
 	w, l, k := -1, 0, 0
 	for _, p := range parts {
 		var part syntax.WordPart
@@ -88,7 +98,7 @@ func plainLine(src string) (f *syntax.File, ok bool) {
 		if p.first {
 			w++
 			ws[w].one[0] = part
-			ws[w].word.Parts = ws[w].one[:]
+			ws[w].word = syntax.Word{Parts: ws[w].one[:]}
 			args[w] = &ws[w].word
 			continue
 		}
@@ -97,11 +107,19 @@ func plainLine(src string) (f *syntax.File, ok bool) {
 		}
 		ws[w].word.Parts = append(ws[w].word.Parts, part)
 	}
-	tree.call.Args = args
-	tree.stmt = syntax.Stmt{Cmd: &tree.call, Position: args[0].Pos()}
-	tree.stmts[0] = &tree.stmt
-	tree.file.Stmts = tree.stmts[:]
-	return &tree.file, true
+	t.call = syntax.CallExpr{Args: args}
+	t.stmt = syntax.Stmt{Cmd: &t.call, Position: args[0].Pos()}
+	t.stmts[0] = &t.stmt
+	t.file = syntax.File{Stmts: t.stmts[:]}
+	return &t.file, true
+}
+
+// grown is s with length n, its backing array reused when large enough.
+func grown[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // plainParts splits a plain line into its parts, appended to buf; words

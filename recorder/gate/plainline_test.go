@@ -9,10 +9,15 @@ import (
 )
 
 // checkPlainLine fails when plainLine takes src and builds a tree other
-// than the parser's.
-func checkPlainLine(t *testing.T, src string) bool {
+// than the parser's, fresh or in reused, a tree that held other lines
+// before (as an analysis reuses its trees).
+func checkPlainLine(t *testing.T, reused *plainTree, src string) bool {
 	t.Helper()
 	got, ok := plainLine(src)
+	again, okAgain := reused.build(src)
+	if ok != okAgain {
+		t.Fatalf("plainLine(%q) took it %v, a reused tree %v", src, ok, okAgain)
+	}
 	if !ok {
 		return false
 	}
@@ -20,21 +25,24 @@ func checkPlainLine(t *testing.T, src string) bool {
 	if err != nil {
 		t.Fatalf("plainLine took %q, which the parser refuses: %v", src, err)
 	}
-	if !reflect.DeepEqual(got, want) {
-		var g, w strings.Builder
-		syntax.DebugPrint(&g, got)
-		syntax.DebugPrint(&w, want)
-		t.Fatalf("plainLine(%q) differs from the parser:\n%s\nwant:\n%s", src, g.String(), w.String())
+	for _, got := range []*syntax.File{got, again} {
+		if !reflect.DeepEqual(got, want) {
+			var g, w strings.Builder
+			syntax.DebugPrint(&g, got)
+			syntax.DebugPrint(&w, want)
+			t.Fatalf("plainLine(%q) differs from the parser:\n%s\nwant:\n%s", src, g.String(), w.String())
+		}
 	}
 	return true
 }
 
 func TestPlainLineMatchesTheParserOnTheCorpora(t *testing.T) {
 	taken, all := 0, 0
+	reused := new(plainTree)
 	for _, f := range []string{"testdata/everyday.txt", "testdata/risky.txt", "testdata/heldout/everyday.txt", "testdata/heldout/attack.txt"} {
 		for _, c := range readCorpus(t, f) {
 			all++
-			if checkPlainLine(t, c) {
+			if checkPlainLine(t, reused, c) {
 				taken++
 			}
 		}
@@ -54,10 +62,11 @@ func TestPlainLineLeavesTheRestToTheParser(t *testing.T) {
 			t.Errorf("plainLine took %q", src)
 		}
 	}
+	reused := new(plainTree)
 	for _, src := range []string{"git status", " go  test\t./... ", "ls -la src/", "echo if then fi", "cmd a=b c,d e:f g@h i%j k+l -",
 		"./gradlew test", "/usr/bin/env", "echo 'a'", `echo "a"`, `grep -rn 'TODO: x' src`, `git commit -m "fix: it"`,
 		`echo a'b'"c"d`, `echo '' ""`, `'ls' -l`, `"if" x`, `echo 'a"b' "c'd"`, `sed -n '1,80p' f`, "echo 'a\tb' \"c\td\""} {
-		if !checkPlainLine(t, src) {
+		if !checkPlainLine(t, reused, src) {
 			t.Errorf("plainLine left %q to the parser", src)
 		}
 	}
@@ -70,6 +79,10 @@ func FuzzPlainLineMatchesParser(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		checkPlainLine(t, src)
+		// The tree is reused after a line of other words, quotes and
+		// parts, as an analysis reuses it.
+		reused := new(plainTree)
+		reused.build(`x "a" 'b' c"d"e "" f g h i j k l m n o p`)
+		checkPlainLine(t, reused, src)
 	})
 }

@@ -69,7 +69,14 @@ type Command struct {
 	notAlways string
 	// guarded: the command changes cuff's state, the agent's settings or
 	// a guarded directory (see Result.Guarded).
-	guarded  bool
+	guarded bool
+	need    copNeed
+}
+
+// entry is a Command while the analysis classifies it, with what only the
+// classification needs (kept out of Command, which the result copies).
+type entry struct {
+	Command
 	findings []finding
 	// findBuf backs findings, so that most commands need no allocation
 	// for them.
@@ -86,7 +93,6 @@ type Command struct {
 	argSafe bool
 	// ruleText is the normalised text that policy rules are matched against.
 	ruleText string
-	need     copNeed
 }
 
 // Grantable reports whether a session approval of this exact command (a
@@ -101,7 +107,7 @@ type finding struct {
 }
 
 // add records a concern about the command's words.
-func (c *Command) add(t Tier, reason string) {
+func (c *entry) add(t Tier, reason string) {
 	if c.findings == nil {
 		c.findings = c.findBuf[:0]
 	}
@@ -109,7 +115,7 @@ func (c *Command) add(t Tier, reason string) {
 }
 
 // addExtra records a concern about the environment or redirections.
-func (c *Command) addExtra(t Tier, reason string) {
+func (c *entry) addExtra(t Tier, reason string) {
 	c.extra = append(c.extra, finding{t, reason})
 }
 
@@ -128,7 +134,7 @@ func worst(fs []finding) (Tier, bool) {
 // finish sets the tier from the decision about the words and the extra
 // concerns, and lists the reasons that explain it. skipWords leaves out the
 // concerns about the words when a rule decided them.
-func (c *Command) finish(wordTier Tier, ruleReason string, skipWords bool) {
+func (c *entry) finish(wordTier Tier, ruleReason string, skipWords bool) {
 	t := wordTier
 	if et, ok := worst(c.extra); ok {
 		t = max(t, et)

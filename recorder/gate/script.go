@@ -12,7 +12,7 @@ import (
 // analysis is the state of classifying one command line.
 type analysis struct {
 	g       *Gate
-	entries []*Command
+	entries []*entry
 	// cwd is the absolute working directory, followed through cd; empty
 	// once it is unknown.
 	cwd   string
@@ -46,7 +46,7 @@ type analysis struct {
 	// Reused between command lines (the analysis is pooled by the Gate):
 	// storage for the first commands, one collector per nesting level of
 	// scripts, and the parser's reader.
-	arena [arenaSize]Command
+	arena [arenaSize]entry
 	used  int
 	calls [arenaSize]call
 	// usedCalls counts the calls taken from calls.
@@ -54,6 +54,10 @@ type analysis struct {
 	cols      []*collector
 	level     int
 	reader    strings.Reader
+	// plains are the trees of plain lines (plainTree); usedPlain counts
+	// those this command line took.
+	plains    []*plainTree
+	usedPlain int
 }
 
 // arenaSize is how many simple commands an analysis holds without
@@ -63,10 +67,10 @@ const arenaSize = 8
 // reset prepares a pooled analysis for another command line.
 func (a *analysis) reset(g *Gate) {
 	for i := range a.used {
-		a.arena[i] = Command{}
+		a.arena[i] = entry{}
 	}
 	clear(a.calls[:a.usedCalls])
-	a.usedCalls = 0
+	a.usedCalls, a.usedPlain = 0, 0
 	clear(a.entries)
 	a.g, a.entries, a.cwd, a.used, a.level = g, a.entries[:0], g.dir, 0, 0
 	a.depth, a.over, a.salvaging, a.wroteCode, a.cdMayFail = 0, false, false, "", false
@@ -110,13 +114,13 @@ type site struct {
 }
 
 // newEntry starts the explanation of one simple command.
-func (a *analysis) newEntry(text string) *Command {
-	var e *Command
+func (a *analysis) newEntry(text string) *entry {
+	var e *entry
 	if a.used < len(a.arena) {
 		e = &a.arena[a.used]
 		a.used++
 	} else {
-		e = new(Command)
+		e = new(entry)
 	}
 	e.Text, e.Argv = text, []string{}
 	a.entries = append(a.entries, e)
@@ -124,7 +128,7 @@ func (a *analysis) newEntry(text string) *Command {
 }
 
 // finishEntry decides an entry that has no command words.
-func (a *analysis) finishEntry(e *Command) {
+func (a *analysis) finishEntry(e *entry) {
 	t, ok := worst(e.findings)
 	if !ok {
 		t = TierLocal
@@ -629,7 +633,7 @@ func declDump(variant string, args []string) string {
 }
 
 // assign classifies setting a variable, for one command or for the shell.
-func (a *analysis) assign(e *Command, src string, as *syntax.Assign) {
+func (a *analysis) assign(e *entry, src string, as *syntax.Assign) {
 	if as.Name == nil {
 		return
 	}
@@ -711,7 +715,7 @@ func (a *analysis) nestedScript(code string) {
 }
 
 // redirects classifies the redirections of a statement.
-func (a *analysis) redirects(e *Command, src string, st *syntax.Stmt) {
+func (a *analysis) redirects(e *entry, src string, st *syntax.Stmt) {
 	for _, r := range st.Redirs {
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll,
@@ -738,7 +742,7 @@ func (a *analysis) redirects(e *Command, src string, st *syntax.Stmt) {
 // writeTarget classifies writing to the file x. extra puts the concern
 // with the redirections rather than with the command's words. A pattern is
 // expanded as the shell would, and each file it matches is judged.
-func (a *analysis) writeTarget(e *Command, x arg, what string, extra bool) {
+func (a *analysis) writeTarget(e *entry, x arg, what string, extra bool) {
 	t, r, guarded := a.judgeWrite(x, what)
 	if x.glob && t < TierRisky {
 		matches, ok := a.expand(x)
