@@ -20,9 +20,10 @@ type plainPart struct {
 
 // plainLine is the syntax tree mvdan.cc/sh's parser gives for a command
 // line of plain words only (git status, go test ./..., grep -rn 'TODO'
-// src): one simple command whose words hold letters, digits and
-// _ . / , : @ % + = -, and single- or double-quoted text, separated by
-// blanks. Most lines an agent runs are such, and building their tree
+// src, ls ~/src/*.go): one simple command whose words hold letters,
+// digits and _ . / , : @ % + = - ^ and the pattern and tilde characters
+// * ? ~ (the parser keeps them in a literal: the gate expands them itself),
+// and single- or double-quoted text, separated by blanks. Most lines an agent runs are such, and building their tree
 // directly skips the parser's start-up, which costs more than the rest of
 // their classification. ok is false for every other line: expansions,
 // escapes, operators, redirections, keywords, declarations, assignments,
@@ -197,7 +198,7 @@ func plainByte(c byte) bool {
 		return true
 	}
 	switch c {
-	case '_', '.', '/', ',', ':', '@', '%', '+', '=', '-':
+	case '_', '.', '/', ',', ':', '@', '%', '+', '=', '-', '*', '?', '~', '^':
 		return true
 	}
 	return false

@@ -55,9 +55,9 @@ func TestPlainLineMatchesTheParserOnTheCorpora(t *testing.T) {
 
 func TestPlainLineLeavesTheRestToTheParser(t *testing.T) {
 	for _, src := range []string{"", "   ", "a=1 ls", "x=1", "ls >f", "ls;rm f", "ls && rm f", "ls | sh", "echo $HOME",
-		"echo ~", "ls *.go", `echo a\ b`, `echo "$x"`, "echo 'a", `echo "a`, `echo "a\"b"`, "echo $'a'", "echo 'a'$b", "echo {a,b}", "ls # c", "ls\nrm f", "if true", "time ls",
+		`echo a\ b`, `echo "$x"`, "echo 'a", `echo "a`, `echo "a\"b"`, "echo $'a'", "echo 'a'$b", "echo {a,b}", "ls # c", "ls\nrm f", "if true", "time ls",
 		"export A=1", "declare -x A", "let a=1", "coproc ls", "function f", "ls &", "! ls", "(ls)", "echo a[1]", "echo `ls`",
-		"[[ -f x ]]", "echo ?", "ls\x00", "echo é", "echo 'é'", "echo \"\xba\"", "echo 'a\rb'"} {
+		"[[ -f x ]]", "ls !(x)", "ls *(a)", "ls ?(a)", "ls @(a)", "ls +(a)", "echo #", "! ls", "ls\x00", "echo é", "echo 'é'", "echo \"\xba\"", "echo 'a\rb'"} {
 		if _, ok := plainLine(src); ok {
 			t.Errorf("plainLine took %q", src)
 		}
@@ -65,7 +65,8 @@ func TestPlainLineLeavesTheRestToTheParser(t *testing.T) {
 	reused := new(plainTree)
 	for _, src := range []string{"git status", " go  test\t./... ", "ls -la src/", "echo if then fi", "cmd a=b c,d e:f g@h i%j k+l -",
 		"./gradlew test", "/usr/bin/env", "echo 'a'", `echo "a"`, `grep -rn 'TODO: x' src`, `git commit -m "fix: it"`,
-		`echo a'b'"c"d`, `echo '' ""`, `'ls' -l`, `"if" x`, `echo 'a"b' "c'd"`, `sed -n '1,80p' f`, "echo 'a\tb' \"c\td\""} {
+		`echo a'b'"c"d`, `echo '' ""`, `'ls' -l`, `"if" x`, `echo 'a"b' "c'd"`, `sed -n '1,80p' f`, "echo 'a\tb' \"c\td\"",
+		"echo ~", "ls *.go", "echo ?", "ls ~/x ~+ ~- ~u/y *? **/x", "a^b c^d", "~/bin/tool -x", "grep -r 'x' ~/src/*.go"} {
 		if !checkPlainLine(t, reused, src) {
 			t.Errorf("plainLine left %q to the parser", src)
 		}
@@ -75,7 +76,7 @@ func TestPlainLineLeavesTheRestToTheParser(t *testing.T) {
 // FuzzPlainLineMatchesParser holds plainLine's tree equal to the parser's
 // for every line it takes.
 func FuzzPlainLineMatchesParser(f *testing.F) {
-	for _, s := range []string{"git status", "go test ./...", "a=b c", "ls -la\tsrc", "echo if", "x y=z", "", " - ", "@ % +", `a 'b' "c" d'e'"f"`, `x "" ''`} {
+	for _, s := range []string{"git status", "go test ./...", "a=b c", "ls -la\tsrc", "echo if", "x y=z", "", " - ", "@ % +", `a 'b' "c" d'e'"f"`, `x "" ''`, "ls ~/x *.go a?b ^c"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
