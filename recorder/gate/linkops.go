@@ -84,6 +84,9 @@ func (c *call) fileLinks(ops scanResult) {
 			}
 		}
 		newName := c.newName(src, dest, into)
+		if (mode.hard || c.name == "mv") && c.renamesSecret(src, newName) {
+			return
+		}
 		switch {
 		case mode.symbolic:
 			text := src.val
@@ -108,6 +111,18 @@ func (c *call) fileLinks(ops scanResult) {
 			c.writes(d, c.name+" writes")
 		}
 	}
+}
+
+// renamesSecret judges a move or a hard link that gives credential
+// material a name that is not a credential's: reading that name would not
+// ask (mv .env notes.txt, then cat notes.txt), so the rename is the read.
+func (c *call) renamesSecret(src arg, newName string) bool {
+	why := c.a.secretWord(src, false, false)
+	if why == "" || newName != "" && c.a.secretWord(arg{val: newName}, false, false) != "" {
+		return false
+	}
+	c.secretRead(c.name + " gives " + src.val + " (" + why + ") a name that does not say so, where reading it would not ask")
+	return true
 }
 
 // dirWord reports path words that name a directory whatever the

@@ -71,3 +71,26 @@ func TestSearchPathIntoTheWorkspaceIsAgentCode(t *testing.T) {
 		t.Errorf("pip list without a search path: %s agent_code=%t", r.Verdict, r.AgentCode)
 	}
 }
+
+// TestRenamingASecretIsReadingIt: cat .env asks, but mv .env notes.txt
+// (or a hard link, ln .env notes.txt) was allowed, and then cat notes.txt
+// read the secret under a name the gate could not tell apart.
+func TestRenamingASecretIsReadingIt(t *testing.T) {
+	tr := newRealTree(t)
+	os.WriteFile(tr.ws+"/.env", []byte("TOKEN=x\n"), 0o600)
+	if r := tr.g.Decide(t.Context(), "cat notes.txt", Input{Sandboxed: true}); r.Verdict != VerdictAllow {
+		t.Fatalf("cat notes.txt: got %s, want allow (the attack's second step)", r.Verdict)
+	}
+	tr.check(t, tr.g, []fsCase{
+		{"mv .env notes.txt", VerdictAsk},
+		{"mv .env .env.example", VerdictAsk},
+		{"mv -t src .env", VerdictAllow}, // still named .env
+		{"mv .env .env.local", VerdictAllow},
+		{"ln .env notes.txt", VerdictAsk},
+		{"ln -P .env src/x", VerdictAsk},
+		{"cp -l .env x", VerdictAsk},
+		{"ln .env src/", VerdictAllow},
+		{"mv README.md notes.md", VerdictAllow},
+		{"ln README.md notes.md", VerdictAllow},
+	})
+}
