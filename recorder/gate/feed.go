@@ -15,52 +15,88 @@ const maxFeedWords = 64
 // grep -l, rg --files, git ls-files, ls, fd), a pattern standing for any
 // file under each place it searches. Filters that only pick lines (sort,
 // uniq, head, tail, grep without -o) pass what they read on. ok is false
-// when the list is unknown.
+// when the list is unknown; hidden when the lister's patterns stand for
+// hidden files too (find, grep -r, git ls-files, ls -a, rg --hidden).
 //
 // With whole set (xargs -0 or -d), an item is what lies between
 // delimiters, not a word: what echo and printf print is then unknown.
-func (c *call) feedWords(whole bool) ([]arg, bool) {
+func (c *call) feedWords(whole bool) (list []arg, hidden, ok bool) {
 	if c.cx.feeds == nil || c.cx.stmt == nil {
-		return nil, false
+		return nil, false, false
 	}
 	st := c.cx.stmt
 	for hops := 0; hops < 8; hops++ {
 		src := c.cx.feeds[st]
 		if src == nil {
-			return nil, false
+			return nil, false, false
 		}
 		call, isCall := src.Cmd.(*syntax.CallExpr)
 		if !isCall || len(call.Args) == 0 || len(call.Assigns) > 0 {
-			return nil, false
+			return nil, false, false
 		}
 		argv := words(c.cx.src, call.Args)
 		if !argv[0].static() {
-			return nil, false
+			return nil, false, false
 		}
 		name, _ := progName(argv[0].val)
 		args := argv[1:]
 		switch name {
 		case "sort", "uniq", "head", "tail", "tac", "shuf":
 			if firstOperand(args) < len(args) {
-				return nil, false // reads files, not the pipe
+				return nil, false, false // reads files, not the pipe
 			}
 			st = src
 			continue
 		case "grep", "egrep", "fgrep":
 			if !hasListFlag(args) {
 				if hasArgPrefix(args, "-o") || firstOperand(args)+1 < len(args) {
-					return nil, false
+					return nil, false, false
 				}
 				st = src
 				continue
 			}
 		}
 		if whole && (name == "echo" || name == "printf") {
-			return nil, false
+			return nil, false, false
 		}
-		return c.listing(name, args)
+		list, ok := c.listing(name, args)
+		return list, listsHidden(name, args), ok
 	}
-	return nil, false
+	return nil, false, false
+}
+
+// listsHidden reports listers whose output includes hidden files, such as
+// .env, below the places they search.
+func listsHidden(name string, args []arg) bool {
+	switch name {
+	case "find", "gfind", "git", "grep", "egrep", "fgrep":
+		return true
+	}
+	for _, x := range args {
+		v := x.val
+		switch {
+		case v == "--":
+			return false
+		case v == "--hidden" || v == "--all" || v == "--almost-all" || v == "--no-ignore-dot":
+			return true
+		case strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--"):
+			switch name {
+			case "ls":
+				if strings.ContainsAny(v, "aA") {
+					return true
+				}
+			case "rg", "ripgrep", "ag", "ack":
+				if strings.Contains(v, "u") {
+					return true
+				}
+			case "fd", "fdfind":
+				if strings.ContainsAny(v, "Hu") {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // hasListFlag reports grep's -l, -L and their long forms.

@@ -271,10 +271,13 @@ func (c *call) xargs() {
 	}
 	cx := cmdCtx{depth: c.cx.depth, tail: replace == ""}
 	whole := ops.has("-0", "--null", "-d", "--delimiter")
-	if feed, ok := c.feedWords(whole); ok && len(feed) > 0 {
+	if feed, hidden, ok := c.feedWords(whole); ok && len(feed) > 0 {
 		// What the pipe lists is known: judge the command with it, once for
 		// each kind of name it may be given.
 		c.local("xargs's input lists " + quoteArgs(feed))
+		if hidden && c.feedsSecrets(inner, feed) {
+			return
+		}
 		if replace == "" {
 			c.wrap(append(append([]arg{}, inner...), feed...), cmdCtx{depth: c.cx.depth})
 			return
@@ -306,6 +309,31 @@ func (c *call) xargs() {
 		inner = marked
 	}
 	c.wrap(inner, cx)
+}
+
+// feedsSecrets judges a lister's output fed to a command that reads what
+// it is given: a pattern dir/* from find, grep -r, git ls-files or ls -a
+// stands for every file below dir, hidden ones such as .env among them
+// (ls -a | grep env | xargs cat), so it reads dir as a recursive read does.
+func (c *call) feedsSecrets(inner, feed []arg) bool {
+	if !inner[0].static() {
+		return false
+	}
+	name, _ := progName(inner[0].val)
+	if noContents(name) {
+		return false
+	}
+	for _, f := range feed {
+		dir, ok := strings.CutSuffix(f.val, "/*")
+		if !ok || !f.glob {
+			continue
+		}
+		if why := c.a.secretWord(arg{val: dir}, true, true); why != "" {
+			c.secretRead("xargs " + name + " reads what the pipe lists, which may be any file below " + dir + ": " + why)
+			return true
+		}
+	}
+	return false
 }
 
 // parallel runs command templates on arguments from its input or the

@@ -94,3 +94,30 @@ func TestRenamingASecretIsReadingIt(t *testing.T) {
 		{"ln README.md notes.md", VerdictAllow},
 	})
 }
+
+// TestSecretNamedThroughASubstitutionOrAList: cat .env asks, but the same
+// read with the name printed by a substitution (skipped as "a message"
+// because its text holds a blank) or listed by ls -a, find or git ls-files
+// into xargs was allowed.
+func TestSecretNamedThroughASubstitutionOrAList(t *testing.T) {
+	tr := newRealTree(t)
+	os.WriteFile(tr.ws+"/.env", []byte("TOKEN=x\n"), 0o600)
+	tr.check(t, tr.g, []fsCase{
+		{"cat $(echo .env)", VerdictAsk},
+		{"cat `printf .env`", VerdictAsk},
+		{`head -n 3 "$(printf %s .env)"`, VerdictAsk},
+		{"ls -a | grep env | xargs cat", VerdictAsk},
+		{"ls -A | xargs -I{} cat {}", VerdictAsk},
+		{"find . -type f | xargs cat", VerdictAsk},
+		{"git ls-files | xargs head", VerdictAsk},
+		{"fd -H . | xargs cat", VerdictAsk},
+		// Everyday: substitutions that are patterns or other paths, and
+		// lists that cannot hold the .env.
+		{`grep -n "$(git rev-parse --abbrev-ref HEAD)" README.md`, VerdictAllow},
+		{"ls | xargs cat", VerdictAllow},
+		{"find src -type f | xargs cat", VerdictAllow},
+		{`find . -name "*.go" | xargs grep -n main`, VerdictAllow},
+		{"git ls-files | xargs wc -l", VerdictAllow},
+		{"rg -l TODO | xargs grep -n TODO", VerdictAllow},
+	})
+}

@@ -403,7 +403,7 @@ func (c *call) secretReads() {
 			continue
 		}
 		v := x.val
-		if strings.ContainsAny(v, " \t\n") && !strings.Contains(v, "/") {
+		if strings.ContainsAny(v, " \t\n") && !strings.Contains(v, "/") && !x.dyn {
 			continue // a message or a pattern, not a file's name
 		}
 		if strings.HasPrefix(v, "-") && !x.dyn {
