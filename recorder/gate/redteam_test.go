@@ -121,3 +121,18 @@ func TestSecretNamedThroughASubstitutionOrAList(t *testing.T) {
 		{"rg -l TODO | xargs grep -n TODO", VerdictAllow},
 	})
 }
+
+// TestLoopOverASecret: f=.env; cat $f asked, but the same through a for
+// loop's variable (for f in .env; do cat "$f"; done) was allowed.
+func TestLoopOverASecret(t *testing.T) {
+	tr := newRealTree(t)
+	os.WriteFile(tr.ws+"/.env", []byte("TOKEN=x\n"), 0o600)
+	tr.check(t, tr.g, []fsCase{
+		{`for f in .env; do cat "$f"; done`, VerdictAsk},
+		{"for f in .e*; do cat $f; done", VerdictAsk},
+		{`for f in README.md .env; do head -3 "$f"; done`, VerdictAsk},
+		{`for f in src/*.go; do head -3 "$f"; done`, VerdictAllow},
+		{"for f in .env; do test -f $f && echo $f exists; done", VerdictAllow},
+		{"for i in 1 2 3; do echo $i; done", VerdictAllow},
+	})
+}

@@ -165,6 +165,23 @@ func (a *analysis) script(src string) {
 	a.run(src, f)
 }
 
+// loopSecrets records a for loop's variable as naming credential material
+// when one of the words it takes does (for f in .env; do cat "$f"; done).
+func (a *analysis) loopSecrets(src string, it *syntax.WordIter) {
+	if it.Name == nil {
+		return
+	}
+	for _, x := range words(src, it.Items) {
+		if why := a.secretWord(x, false, false); why != "" {
+			if a.secretVars == nil {
+				a.secretVars = map[string]string{}
+			}
+			a.secretVars[it.Name.Value] = why
+			return
+		}
+	}
+}
+
 // run classifies the sites of a parsed script.
 func (a *analysis) run(src string, f *syntax.File) {
 	if a.level == len(a.cols) {
@@ -177,6 +194,9 @@ func (a *analysis) run(src string, f *syntax.File) {
 		col.reset()
 	}()
 	sites := col.collect(src, f)
+	for _, fc := range col.fors {
+		a.loopSecrets(src, fc.Loop.(*syntax.WordIter))
+	}
 	for _, s := range sites {
 		if s.loop && s.kind == siteCall && len(s.call.Args) > 0 {
 			switch s.call.Args[0].Lit() {
@@ -302,8 +322,11 @@ type collector struct {
 	// afterAnd marks the statements on the right of an &&.
 	afterAnd map[*syntax.Stmt]bool
 	// members marks the parts of pipelines.
-	members  map[*syntax.Stmt]bool
-	loops    int
+	members map[*syntax.Stmt]bool
+	loops   int
+	// fors are the for loops over a list of words, whose variable takes
+	// each of them.
+	fors     []*syntax.ForClause
 	walk     func(syntax.Node) bool // c.visit
 	siteBuf  [4]site
 	stackBuf [24]syntax.Node
@@ -325,6 +348,7 @@ func (c *collector) reset() {
 	clear(c.siteBuf[:])
 	clear(c.stackBuf[:])
 	c.sites, c.stack, c.piped, c.feeds, c.afterAnd, c.members, c.loops, c.src = nil, nil, nil, nil, nil, nil, 0, ""
+	c.fors = c.fors[:0]
 }
 
 // visit is the syntax.Walk callback: it keeps the stack of open nodes and
@@ -347,8 +371,13 @@ func (c *collector) visit(n syntax.Node) bool {
 	}
 	c.stack = append(c.stack, n)
 	switch n := n.(type) {
-	case *syntax.WhileClause, *syntax.ForClause:
+	case *syntax.WhileClause:
 		c.loops++
+	case *syntax.ForClause:
+		c.loops++
+		if _, ok := n.Loop.(*syntax.WordIter); ok {
+			c.fors = append(c.fors, n)
+		}
 	case *syntax.FuncDecl:
 		c.loops++
 		if selfCalling(n) {
