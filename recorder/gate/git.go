@@ -663,7 +663,7 @@ func (c *call) gitRepoConfig(dir, gitDir string) {
 		c.agentCode("git runs in a directory only known at run time, which may be a repository the agent made, whose configuration can make git run programs")
 		return
 	}
-	if bare := bareRepoAround(dir); bare != "" {
+	if bare := c.a.bareRepoAround(dir); bare != "" {
 		c.risky("interpreter: git uses " + bare + " as its repository, a directory outside any .git, whose configuration can make git run programs")
 	}
 }
@@ -671,9 +671,9 @@ func (c *call) gitRepoConfig(dir, gitDir string) {
 // bareRepoAround is the directory git would take as a bare repository when
 // run in dir (dir or a parent holding HEAD, objects and refs, found before
 // any .git), unless it lies in a .git directory; "" otherwise.
-func bareRepoAround(dir string) string {
+func (a *analysis) bareRepoAround(dir string) string {
 	for i, d := 0, path.Clean(dir); i < maxGitUp; i++ {
-		if _, err := os.Lstat(d + "/.git"); err == nil {
+		if a.lstat(d + "/.git").exists {
 			return ""
 		}
 		if looksLikeGitDir(d) {

@@ -84,7 +84,7 @@ func (a *analysis) repoHooksDir(dir string) string {
 	if h, ok := a.hooksSeen[dir]; ok {
 		return h
 	}
-	hooks := findHooksDir(dir, a.g.home, a.g.globalHooksPath())
+	hooks := a.findHooksDir(dir, a.g.home, a.g.globalHooksPath())
 	if a.hooksSeen == nil {
 		a.hooksSeen = map[string]string{}
 	}
@@ -117,16 +117,15 @@ func (g *Gate) globalHooksPath() string {
 // findHooksDir finds the hooks directory of the repository around dir;
 // global is the user's core.hooksPath, which the repository's own
 // configuration overrides.
-func findHooksDir(dir, home, global string) string {
+func (a *analysis) findHooksDir(dir, home, global string) string {
 	top, gitDir := "", ""
 	for i, d := 0, path.Clean(dir); i < maxGitUp; i++ {
-		fi, err := os.Lstat(d + "/.git")
-		if err == nil {
+		if li := a.lstat(d + "/.git"); li.exists {
 			top = d
 			switch {
-			case fi.IsDir():
+			case li.dir:
 				gitDir = d + "/.git"
-			case fi.Mode().IsRegular():
+			case li.regular:
 				gitDir = gitFileTarget(d)
 			}
 			break

@@ -17,12 +17,13 @@ const maxLinks = 40
 
 // linkInfo is what the filesystem says about one absolute path.
 type linkInfo struct {
-	exists bool
-	link   bool   // a symbolic link
-	target string // its text
-	dir    bool
-	nlink  uint64 // names of a regular file
-	broken bool   // the link could not be read
+	exists  bool
+	link    bool   // a symbolic link
+	target  string // its text
+	dir     bool
+	regular bool
+	nlink   uint64 // names of a regular file
+	broken  bool   // the link could not be read
 }
 
 // lookup says what is at the absolute clean path p: a link created earlier
@@ -31,6 +32,12 @@ func (a *analysis) lookup(p string) linkInfo {
 	if t, ok := a.made[p]; ok {
 		return linkInfo{exists: true, link: t != "", target: t, dir: t == ""}
 	}
+	return a.lstat(p)
+}
+
+// lstat says what the filesystem has at the absolute path p now (links
+// the command line makes are not counted), asked once per command line.
+func (a *analysis) lstat(p string) linkInfo {
 	if li, ok := a.seen[p]; ok {
 		return li
 	}
@@ -47,7 +54,7 @@ func (a *analysis) lookup(p string) linkInfo {
 	default:
 		li.exists, li.dir = true, st.Mode&unix.S_IFMT == unix.S_IFDIR
 		if st.Mode&unix.S_IFMT == unix.S_IFREG {
-			li.nlink = uint64(st.Nlink)
+			li.regular, li.nlink = true, uint64(st.Nlink)
 		}
 	}
 	if a.seen == nil {
@@ -245,7 +252,7 @@ func (a *analysis) expand(x arg) (matches []string, ok bool) {
 		}
 	}
 	for _, d := range dirs {
-		if _, err := os.Lstat(d); err == nil {
+		if a.lstat(d).exists {
 			matches = append(matches, d)
 		}
 	}
