@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // realTree is a workspace, a home folder and cuff's state directory on
@@ -550,6 +552,26 @@ func TestTmpdirWordFollowsLinksOnDisk(t *testing.T) {
 			if r := g.Decide(t.Context(), tc.cmd, Input{Sandboxed: sandboxed}); r.Verdict != tc.want {
 				t.Errorf("%q (sandboxed %v): got %s (%s), want %s", tc.cmd, sandboxed, r.Verdict, strings.Join(r.Reasons, "; "), tc.want)
 			}
+		}
+	}
+}
+
+// TestLstatPathAsUnixLstat: the gate's own lstat says what unix.Lstat says
+// of a file, a directory, a link, a missing path and a name with a NUL.
+func TestLstatPathAsUnixLstat(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/f", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("f", dir+"/l"); err != nil {
+		t.Fatal(err)
+	}
+	a := new(analysis)
+	for _, p := range []string{dir + "/f", dir, dir + "/l", dir + "/missing", dir + "/f/x", dir + "/a\x00b", strings.Repeat("/x", 3000)} {
+		var got, want unix.Stat_t
+		gotErr, wantErr := a.lstatPath(p, &got), unix.Lstat(p, &want)
+		if gotErr != wantErr || got != want {
+			t.Errorf("%.40q: lstatPath %v %o, unix.Lstat %v %o", p, gotErr, got.Mode, wantErr, want.Mode)
 		}
 	}
 }

@@ -43,7 +43,7 @@ func (a *analysis) lstat(p string) linkInfo {
 	}
 	var li linkInfo
 	var st unix.Stat_t
-	err := unix.Lstat(p, &st)
+	err := a.lstatPath(p, &st)
 	switch {
 	case err != nil:
 		// Missing, or not reachable: nothing to follow.

@@ -58,6 +58,8 @@ type analysis struct {
 	// those this command line took.
 	plains    []*plainTree
 	usedPlain int
+	// cpath holds the path being looked up as a C string (lstatPath).
+	cpath []byte
 }
 
 // arenaSize is how many simple commands an analysis holds without

@@ -1,0 +1,8 @@
+//go:build !(linux && (amd64 || arm64))
+
+package gate
+
+import "golang.org/x/sys/unix"
+
+// lstatPath is lstat(2) of p into st.
+func (a *analysis) lstatPath(p string, st *unix.Stat_t) error { return unix.Lstat(p, st) }
