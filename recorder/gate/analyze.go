@@ -10,6 +10,13 @@ func (a *analysis) analyze(c *call) {
 		c.risky(r)
 		return
 	}
+	if c.name == "go" {
+		// Even go version switches toolchains first.
+		if why := c.goToolchainSwitch(); why != "" {
+			c.risky("network: " + why)
+			return
+		}
+	}
 	fn := analyzerFor(c.name)
 	if versionQuery(c.name, c.args) && (fn != nil || knownName(c.name)) {
 		c.local(c.name + " only prints its version or help")

@@ -97,6 +97,8 @@ type Gate struct {
 	protected      []string
 	globalHooks    sync.Once // reads globalHooksDir
 	globalHooksDir string
+	goInstalled    sync.Once // reads goVersion
+	goVersion      string    // the installed Go's version (1.26.8), "" when unknown
 	parsers        sync.Pool // *syntax.Parser
 	analyses       sync.Pool // *analysis
 }

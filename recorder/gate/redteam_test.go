@@ -136,3 +136,42 @@ func TestLoopOverASecret(t *testing.T) {
 		{"for i in 1 2 3; do echo $i; done", VerdictAllow},
 	})
 }
+
+// TestGoModAsksForAToolchain: with GOTOOLCHAIN=auto (Go's default) any go
+// command, go version included, downloads the toolchain go.mod asks for
+// when the installed Go is older; `toolchain go1.22.1-DATA` puts DATA in
+// the request to the module proxy (tried against a local proxy: the path
+// was /golang.org/toolchain/@v/v0.0.1-go1.99.1-secret…).
+func TestGoModAsksForAToolchain(t *testing.T) {
+	t.Setenv("GOTOOLCHAIN", "")
+	tr := newRealTree(t)
+	mod := func(body string) {
+		if err := os.WriteFile(tr.ws+"/go.mod", []byte("module x\n\n"+body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mod("go 1.1\n")
+	tr.check(t, tr.gate(t, Options{}), []fsCase{{"go version", VerdictAllow}, {"go env GOPATH", VerdictAllow}})
+	mod("go 1.1\ntoolchain go1.1.0-c2VjcmV0\n")
+	tr.check(t, tr.gate(t, Options{}), []fsCase{{"go version", VerdictAsk}, {"cd src && go env GOPATH", VerdictAsk}})
+	mod("go 999.1\n")
+	tr.check(t, tr.gate(t, Options{}), []fsCase{{"go version", VerdictAsk}, {"go vet ./...", VerdictAsk}})
+	t.Setenv("GOTOOLCHAIN", "local")
+	tr.check(t, tr.gate(t, Options{}), []fsCase{{"go version", VerdictAllow}})
+}
+
+func TestGoVersionLess(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{{"1.22.3", "1.22.10", true}, {"1.26.8", "1.22", false}, {"1.22", "1.22.0", false}, {"1.21.0", "1.99", true}} {
+		if got := goVersionLess(tc.a, tc.b); got != tc.want {
+			t.Errorf("goVersionLess(%s, %s) = %t", tc.a, tc.b, got)
+		}
+	}
+	for v, want := range map[string]bool{"1.22": true, "1.22.3": true, "1.23rc1": true, "1.22.1-x": false, "": false} {
+		if plainGoVersion(v) != want {
+			t.Errorf("plainGoVersion(%q) != %t", v, want)
+		}
+	}
+}

@@ -1,0 +1,148 @@
+package gate
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// goToolchainSwitch says why a go command downloads a Go toolchain, or "":
+// with GOTOOLCHAIN=auto (Go's default) every go command, go version and
+// go env among them, switches to the toolchain that go.work or go.mod asks
+// for when the installed one is older, and fetches it from the module
+// proxy. The agent writes go.mod, so `toolchain go1.99.1-DATA` sends DATA
+// in the request's path (tried: golang.org/toolchain/@v/v0.0.1-go1.99.1-DATA…).
+func (c *call) goToolchainSwitch() string {
+	if os.Getenv("GOTOOLCHAIN") == "local" {
+		return ""
+	}
+	dir := c.a.cwdReal()
+	if dir == "" {
+		dir = c.a.g.root
+	}
+	for _, name := range [...]string{"go.work", "go.mod"} {
+		file := findUp(dir, name)
+		if file == "" {
+			continue
+		}
+		for _, want := range goVersionsIn(file) {
+			if want == "default" || want == "local" {
+				continue
+			}
+			v := strings.TrimPrefix(want, "go")
+			if !plainGoVersion(v) {
+				return name + " asks for the Go toolchain " + want + ", which go downloads from the module proxy, the name in the request"
+			}
+			if have := c.a.g.installedGo(); have == "" || goVersionLess(have, v) {
+				return name + " asks for Go " + v + ", newer than the installed Go, which go then downloads from the module proxy"
+			}
+		}
+		if name == "go.work" && os.Getenv("GOWORK") != "off" {
+			break // go.work decides; go.mod's lines are then not read for the switch
+		}
+	}
+	return ""
+}
+
+// findUp is the path of name in dir or the nearest parent holding it, or "".
+func findUp(dir, name string) string {
+	for i, d := 0, path.Clean(dir); i < maxGitUp; i++ {
+		if fi, err := os.Stat(d + "/" + name); err == nil && fi.Mode().IsRegular() {
+			return d + "/" + name
+		}
+		if d == "/" || d == "." || d == "" {
+			return ""
+		}
+		d = path.Dir(d)
+	}
+	return ""
+}
+
+// goVersionsIn returns the values of the go and toolchain lines of a
+// go.mod or go.work file.
+func goVersionsIn(file string) []string {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && (fields[0] == "go" || fields[0] == "toolchain") {
+			out = append(out, strings.Trim(fields[1], `"`))
+		}
+	}
+	return out
+}
+
+// plainGoVersion reports a release version such as 1.22, 1.22.3 or
+// 1.23rc1, without a suffix that go would send as it is.
+func plainGoVersion(v string) bool {
+	if v == "" || len(v) > 16 {
+		return false
+	}
+	v = strings.Replace(strings.Replace(v, "rc", ".", 1), "beta", ".", 1)
+	for _, p := range strings.Split(v, ".") {
+		if _, err := strconv.Atoi(p); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// goVersionLess compares two plain Go versions by their numbers; a
+// release candidate counts as its release.
+func goVersionLess(a, b string) bool {
+	num := func(v string) []int {
+		v = strings.Replace(strings.Replace(v, "rc", ".", 1), "beta", ".", 1)
+		var out []int
+		for _, p := range strings.Split(v, ".") {
+			n, _ := strconv.Atoi(p)
+			out = append(out, n)
+		}
+		return out
+	}
+	x, y := num(a), num(b)
+	for i := 0; i < len(x) || i < len(y); i++ {
+		var p, q int
+		if i < len(x) {
+			p = x[i]
+		}
+		if i < len(y) {
+			q = y[i]
+		}
+		if p != q {
+			return p < q
+		}
+	}
+	return false
+}
+
+// installedGo is the version of the go on PATH, read from its GOROOT's
+// VERSION file once per gate (without running go); "" when unknown.
+func (g *Gate) installedGo() string {
+	g.goInstalled.Do(func() {
+		p, err := exec.LookPath("go")
+		if err != nil {
+			return
+		}
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		}
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(p)), "VERSION"))
+		if err != nil {
+			return
+		}
+		first, _, _ := strings.Cut(string(b), "\n")
+		if v := strings.TrimPrefix(strings.TrimSpace(first), "go"); plainGoVersion(v) {
+			g.goVersion = v
+		}
+	})
+	return g.goVersion
+}
