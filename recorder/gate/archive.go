@@ -175,7 +175,7 @@ func patchMembers(data []byte) []member {
 		}
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	sc.Buffer(nil, 1<<20) // grows from 4 KiB as lines need, to 1 MiB
 	symlink, pending := false, ""
 	for sc.Scan() {
 		line := sc.Text()

@@ -60,6 +60,8 @@ type analysis struct {
 	usedPlain int
 	// cpath holds the path being looked up as a C string (lstatPath).
 	cpath []byte
+	// args backs the words of the line's commands (analysis.words).
+	args []arg
 }
 
 // arenaSize is how many simple commands an analysis holds without
@@ -73,6 +75,7 @@ func (a *analysis) reset(g *Gate) {
 	}
 	clear(a.calls[:a.usedCalls])
 	a.usedCalls, a.usedPlain = 0, 0
+	a.args = a.args[:0]
 	clear(a.entries)
 	a.g, a.entries, a.cwd, a.used, a.level = g, a.entries[:0], g.dir, 0, 0
 	a.depth, a.over, a.salvaging, a.wroteCode, a.cdMayFail = 0, false, false, "", false
@@ -611,7 +614,7 @@ func (a *analysis) callSite(src string, s site) {
 		a.finishEntry(e)
 		return
 	}
-	argv := words(src, s.call.Args)
+	argv := a.words(src, s.call.Args)
 	a.command(e, argv, cmdCtx{stmt: s.stmt, src: src, piped: s.piped, feeds: s.feeds})
 }
 

@@ -50,6 +50,24 @@ func words(src string, ws []*syntax.Word) []arg {
 	return out
 }
 
+// words is words(src, ws) with the result in storage the analysis keeps
+// between command lines: each call takes a part of it no other call of the
+// line uses (a fresh block when it is full, so earlier parts stay as they
+// are).
+func (a *analysis) words(src string, ws []*syntax.Word) []arg {
+	n := len(ws)
+	if cap(a.args)-len(a.args) < n {
+		a.args = make([]arg, 0, max(64, n))
+	}
+	l := len(a.args)
+	a.args = a.args[:l+n]
+	out := a.args[l : l : l+n] // brace expansion beyond n fields appends elsewhere
+	for _, w := range ws {
+		out = expandWord(src, w, out)
+	}
+	return out
+}
+
 // expandWord appends the fields that w becomes after brace expansion and
 // quote removal.
 func expandWord(src string, w *syntax.Word, out []arg) []arg {
