@@ -295,6 +295,7 @@ func (c *call) xargs() {
 		}
 		return
 	}
+	c.feedsUnknown(inner)
 	if replace != "" {
 		marked := make([]arg, len(inner))
 		for i, x := range inner {
@@ -336,6 +337,26 @@ func (c *call) feedsSecrets(inner, feed []arg) bool {
 	return false
 }
 
+// feedsUnknown judges names from an input the gate cannot read (a file, a
+// pipe from a program that does not list files) fed to a command that
+// reads what it is given: echo .env > list one call, xargs cat < list the
+// next, would read any credential file.
+func (c *call) feedsUnknown(inner []arg) {
+	if !inner[0].static() {
+		return
+	}
+	name, _ := progName(inner[0].val)
+	if noContents(name) || secretSafeReader(name) {
+		return
+	}
+	for _, x := range inner[1:] {
+		if (name == "sed" || name == "perl") && strings.HasPrefix(x.val, "-i") {
+			return // edits in place, printing nothing of the files
+		}
+	}
+	c.secretRead("xargs " + name + " reads files whose names come from an input the gate cannot see, which may name credential files")
+}
+
 // parallel runs command templates on arguments from its input or the
 // command line; it can also run them on other machines.
 func (c *call) parallel() {
@@ -364,4 +385,14 @@ func (c *call) parallel() {
 	code := joinArgs(tmpl)
 	code.val = strings.NewReplacer("{}", "f", "{.}", "f", "{/}", "f", "{//}", "d", "{/.}", "f", "{#}", "1", "{%}", "1").Replace(code.val)
 	c.scriptArg(code)
+}
+
+// secretSafeReader reports programs that take file names but print
+// nothing of what the files hold (only whether they match, or names).
+func secretSafeReader(name string) bool {
+	switch name {
+	case "rm", "git", "go", "gofmt", "prettier", "eslint", "black", "ruff", "touch", "chmod", "mkdir", "dirname", "basename":
+		return true
+	}
+	return false
 }

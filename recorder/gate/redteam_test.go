@@ -175,3 +175,30 @@ func TestGoVersionLess(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesFromDataTheGateCannotSee: echo .env > list.txt is allowed in one
+// call; the next read the names it holds — xargs cat < list.txt, a read
+// loop, cat $(cat list.txt) — and so read the secret unasked.
+func TestNamesFromDataTheGateCannotSee(t *testing.T) {
+	tr := newRealTree(t)
+	os.WriteFile(tr.ws+"/.env", []byte("TOKEN=x\n"), 0o600)
+	os.WriteFile(tr.ws+"/list.txt", []byte(".env\n"), 0o600)
+	tr.check(t, tr.g, []fsCase{
+		{"echo .env > list.txt", VerdictAllow}, // the first step
+		{"xargs cat < list.txt", VerdictAsk},
+		{"xargs -a list.txt cat", VerdictAsk},
+		{"cat list.txt | xargs -I{} head {}", VerdictAsk},
+		{"printf .env | xargs -0 cat", VerdictAsk},
+		{`while read f; do cat "$f"; done < list.txt`, VerdictAsk},
+		{`mapfile -t fs < list.txt; cat "${fs[@]}"`, VerdictAsk},
+		{"cat $(cat list.txt)", VerdictAsk},
+		{"cat $(<list.txt)", VerdictAsk},
+		{"head `sort list.txt`", VerdictAsk},
+		// Everyday: names the gate can see, or nothing of the files printed.
+		{"cat list.txt | xargs wc -l", VerdictAllow},
+		{`while read -r line; do echo "$line"; done < README.md`, VerdictAllow},
+		{`git ls-files | while read f; do wc -l "$f"; done`, VerdictAllow},
+		{`grep -n "$(cat list.txt)" README.md`, VerdictAllow},
+		{`cat "$(git rev-parse --show-toplevel)/README.md"`, VerdictAllow},
+	})
+}

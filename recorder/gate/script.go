@@ -187,6 +187,46 @@ func (a *analysis) loopSecrets(src string, it *syntax.WordIter) {
 	}
 }
 
+// readVars records the variables read, mapfile and readarray fill from
+// their input, which the gate cannot see: a name read from a file the
+// agent wrote (while read f; do cat "$f"; done < list) may be a
+// credential file's.
+func (a *analysis) readVars(src string, call *syntax.CallExpr) {
+	args := words(src, call.Args[1:])
+	valued := "dnOsuCc" // mapfile's options that take a value
+	if call.Args[0].Lit() == "read" {
+		valued = "adinNptu"
+	}
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
+		if strings.HasPrefix(v, "-") {
+			if len(v) == 2 && strings.ContainsAny(v[1:], valued) {
+				i++ // an option with a value
+			}
+			continue
+		}
+		if !args[i].static() || !validName(v) {
+			continue
+		}
+		if a.secretVars == nil {
+			a.secretVars = map[string]string{}
+		}
+		if _, ok := a.secretVars[v]; !ok {
+			a.secretVars[v] = "was read from an input the gate cannot see, which may name credential files"
+		}
+	}
+}
+
+// validName reports a shell variable name.
+func validName(v string) bool {
+	for i, r := range v {
+		if r != '_' && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return v != ""
+}
+
 // run classifies the sites of a parsed script.
 func (a *analysis) run(src string, f *syntax.File) {
 	if a.level == len(a.cols) {
@@ -201,6 +241,14 @@ func (a *analysis) run(src string, f *syntax.File) {
 	sites := col.collect(src, f)
 	for _, fc := range col.fors {
 		a.loopSecrets(src, fc.Loop.(*syntax.WordIter))
+	}
+	for _, s := range sites {
+		if s.kind == siteCall && len(s.call.Args) > 1 {
+			switch s.call.Args[0].Lit() {
+			case "read", "mapfile", "readarray":
+				a.readVars(src, s.call)
+			}
+		}
 	}
 	for _, s := range sites {
 		if s.loop && s.kind == siteCall && len(s.call.Args) > 0 {

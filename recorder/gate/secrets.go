@@ -420,8 +420,27 @@ func (c *call) secretReads() {
 			c.secretRead(c.name + " reads " + x.val + ": " + why)
 			return
 		}
+		if x.dyn && dataSubst.MatchString(x.val) && !(i == firstOperand(c.args) && patternFirst(c.name)) {
+			c.secretRead(c.name + " reads " + x.val + ", a name printed from data the gate cannot see, which may name credential files")
+			return
+		}
 	}
 }
+
+// patternFirst reports programs whose first operand is a pattern or a
+// script, not a file.
+func patternFirst(name string) bool {
+	switch name {
+	case "grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "gawk", "mawk", "jq", "perl":
+		return true
+	}
+	return false
+}
+
+// dataSubst matches a word that is a command substitution printing what a
+// file or an input holds (cat $(cat list), $(<list)), so a name in it may
+// be any file's.
+var dataSubst = regexp.MustCompile("^(\\$\\(|\x60)\\s*(<|(cat|head|tail|sort|uniq|tac|rev|cut|tr|awk|sed|jq|xargs|paste|shuf)(\\s|$))")
 
 // envDump reports commands that print the environment or every shell
 // variable, secrets among them.
