@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cuff-dev/cuff/internal/regular"
+	"github.com/cuff-dev/cuff/transcript"
 	"golang.org/x/sys/unix"
 )
 
@@ -136,12 +138,18 @@ func withState(dir, claudeSession string, fn func(*state) error) error {
 		return fmt.Errorf("hook state lock: %w", err)
 	}
 	st := &state{}
-	data, err := os.ReadFile(path)
+	data, err := readState(path)
+	var nr *transcript.NotRegularError
+	var big *regular.TooBigError
 	switch {
 	case err == nil:
 		if json.Unmarshal(data, st) != nil {
 			st = &state{} // a damaged state costs a little history, never the agent's work
 		}
+	case errors.As(err, &nr) || errors.As(err, &big):
+		// A named pipe, a link or a device in its place is never opened
+		// for what it is (a pipe would hang every hook call of the
+		// session); the state starts afresh and is saved in its place.
 	case !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("hook state: %w", err)
 	}
@@ -156,17 +164,35 @@ func withState(dir, claudeSession string, fn func(*state) error) error {
 		return err
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, out, 0o600); err != nil {
+	_ = os.Remove(tmp) // whatever a crash (or anyone) left there: created anew, never opened as it is
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("hook state: %w", err)
+	}
+	_, err = f.Write(out)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("hook state: %w", err)
 	}
 	return os.Rename(tmp, path)
+}
+
+// maxStateBytes bounds what is read of a session's state file.
+const maxStateBytes = 64 << 20
+
+// readState reads a state file that is a regular file, without blocking on
+// anything else in its place.
+func readState(path string) ([]byte, error) {
+	return regular.Read(path, "hook state", maxStateBytes, false)
 }
 
 // peekState reads a session's state without its lock, for a hint (how far
 // the transcripts were read) that may be a moment old; never for a change.
 func peekState(dir, claudeSession string) *state {
 	st := &state{}
-	if data, err := os.ReadFile(statePath(dir, claudeSession)); err == nil {
+	if data, err := readState(statePath(dir, claudeSession)); err == nil {
 		_ = json.Unmarshal(data, st)
 	}
 	return st
