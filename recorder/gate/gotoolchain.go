@@ -24,6 +24,11 @@ func (c *call) goToolchainSwitch() string {
 	if dir == "" {
 		dir = c.a.g.root
 	}
+	for real := range c.a.written {
+		if b := path.Base(real); b == "go.mod" || b == "go.work" {
+			return "this line writes " + b + " first, which can make go download the toolchain it names, the name in the request"
+		}
+	}
 	for _, name := range [...]string{"go.work", "go.mod"} {
 		file := findUp(dir, name)
 		if file == "" {

@@ -202,3 +202,13 @@ func TestNamesFromDataTheGateCannotSee(t *testing.T) {
 		{`cat "$(git rev-parse --show-toplevel)/README.md"`, VerdictAllow},
 	})
 }
+
+func TestGoModWrittenThenGoInOneLine(t *testing.T) {
+	t.Setenv("GOTOOLCHAIN", "")
+	tr := newRealTree(t)
+	tr.check(t, tr.g, []fsCase{
+		{`printf 'module x\n\ngo 1.1\ntoolchain go1.1.0-c2VjcmV0\n' > go.mod && go version`, VerdictAsk},
+		{`printf 'go 999.1\n' > go.work; go env GOPATH`, VerdictAsk},
+		{"go version", VerdictAllow},
+	})
+}
