@@ -575,3 +575,17 @@ func TestLstatPathAsUnixLstat(t *testing.T) {
 		}
 	}
 }
+
+// TestGoModLongLineHidesNoToolchain: go reads a toolchain line after a
+// comment line of 70 KB, so the gate does too (a line longer than a
+// scanner's 64 KB buffer ended its reading, and go build was allowed while
+// go downloaded go1.99.1).
+func TestGoModLongLineHidesNoToolchain(t *testing.T) {
+	t.Setenv("GOTOOLCHAIN", "")
+	tr := newRealTree(t)
+	body := "module x\n\n// " + strings.Repeat("a", 70_000) + "\ngo 1.21\n\ntoolchain go1.99.1\n"
+	if err := os.WriteFile(tr.ws+"/go.mod", []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tr.check(t, tr.gate(t, Options{}), []fsCase{{"go build ./...", VerdictAsk}, {"go version", VerdictAsk}})
+}

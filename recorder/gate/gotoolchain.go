@@ -1,7 +1,7 @@
 package gate
 
 import (
-	"bufio"
+	"io"
 	"os"
 	"os/exec"
 	"path"
@@ -67,18 +67,30 @@ func findUp(dir, name string) string {
 	return ""
 }
 
+// maxGoModBytes bounds the go.mod or go.work file read for its go and
+// toolchain lines; a larger one is taken as asking for an unknown
+// toolchain.
+const maxGoModBytes = 16 << 20
+
 // goVersionsIn returns the values of the go and toolchain lines of a
-// go.mod or go.work file.
+// go.mod or go.work file. Every line is read, however long (go reads a
+// toolchain line after a 70 KB comment line too).
 func goVersionsIn(file string) []string {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxGoModBytes+1))
+	if err != nil {
+		return nil
+	}
+	if len(data) > maxGoModBytes {
+		return []string{"(unknown: the file is larger than 16 MiB)"}
+	}
 	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
+	for line := range strings.Lines(string(data)) {
+		fields := strings.Fields(line)
 		if len(fields) >= 2 && (fields[0] == "go" || fields[0] == "toolchain") {
 			out = append(out, strings.Trim(fields[1], `"`))
 		}
