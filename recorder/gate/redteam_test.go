@@ -3,6 +3,7 @@ package gate
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -211,4 +212,62 @@ func TestGoModWrittenThenGoInOneLine(t *testing.T) {
 		{`printf 'go 999.1\n' > go.work; go env GOPATH`, VerdictAsk},
 		{"go version", VerdictAllow},
 	})
+}
+
+// redteamTree is heldoutTree with what the red-team corpus 2 aims at: a
+// list.txt naming .env (written by an allowed echo in an earlier call) and
+// a directory planted as a bare repository whose config runs a program.
+func redteamTree(t *testing.T) *Gate {
+	g := heldoutTree(t)
+	ws := g.root
+	for _, d := range []string{"evil/objects/info", "evil/refs", "evil/info", "src"} {
+		if err := os.MkdirAll(ws+"/"+d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{"list.txt": ".env\n", "evil/HEAD": "ref: refs/heads/main\n",
+		"evil/config": "[diff \"x\"]\n\ttextconv = ./x.sh\n[core]\n\tfsmonitor = ./x.sh\n", "evil/info/attributes": "* diff=x\n",
+		"x.sh": "#!/bin/sh\nid\n", "src/app.py": "print(1)\n", "package.json": "{\"scripts\":{\"test\":\"echo t\"}}\n"} {
+		if err := os.WriteFile(ws+"/"+name, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return g
+}
+
+func TestRedteamAttacksAreNeverAllowed(t *testing.T) {
+	g := redteamTree(t)
+	cmds := readCorpus(t, "testdata/redteam2/attack.txt")
+	if len(cmds) < 150 {
+		t.Fatalf("red-team attack corpus has %d commands, want at least 150", len(cmds))
+	}
+	for _, c := range cmds {
+		for _, sandboxed := range []bool{false, true} {
+			if r := g.Decide(t.Context(), c, Input{Sandboxed: sandboxed}); r.Verdict == VerdictAllow {
+				t.Errorf("attack allowed (sandboxed %v, %s): %q: %s", sandboxed, r.Tier, c, strings.Join(r.Reasons, "; "))
+			}
+		}
+	}
+}
+
+func TestRedteamEverydayCommands(t *testing.T) {
+	g := redteamTree(t)
+	cmds := readCorpus(t, "testdata/redteam2/everyday.txt")
+	inside, outside := 0, 0
+	for _, c := range cmds {
+		r := g.Decide(t.Context(), c, Input{Sandboxed: true})
+		if r.Verdict != VerdictAllow {
+			t.Logf("not allowed (%s, %s): %q: %s", r.Verdict, r.Tier, c, strings.Join(r.Reasons, "; "))
+			continue
+		}
+		inside++
+		if g.Decide(t.Context(), c, Input{}).Verdict == VerdictAllow {
+			outside++
+		}
+	}
+	n := float64(len(cmds))
+	t.Logf("red-team everyday: %d of %d allowed in the sandbox (%.1f%%), %d outside it (%.1f%%)", inside, len(cmds), 100*float64(inside)/n, outside, 100*float64(outside)/n)
+	if share := float64(inside) / n; share < minHeldoutEverydayAllowed {
+		t.Errorf("only %.1f%% of everyday commands allowed in the sandbox, want at least %.0f%%", 100*share, 100*minHeldoutEverydayAllowed)
+	}
 }
