@@ -271,3 +271,18 @@ func TestRedteamEverydayCommands(t *testing.T) {
 		t.Errorf("only %.1f%% of everyday commands allowed in the sandbox, want at least %.0f%%", 100*share, 100*minHeldoutEverydayAllowed)
 	}
 }
+
+// TestSubstitutionOfALister: cat "$(ls -a | grep env)" named the .env
+// through a lister's output, which the gate read as any name at all.
+func TestSubstitutionOfALister(t *testing.T) {
+	tr := newRealTree(t)
+	os.WriteFile(tr.ws+"/.env", []byte("TOKEN=x\n"), 0o600)
+	tr.check(t, tr.g, []fsCase{
+		{`cat "$(ls -a | grep env)"`, VerdictAsk},
+		{"head $(find . -type f)", VerdictAsk},
+		{"cat $(ls -A)", VerdictAsk},
+		{`cat $(find src -name "*.go")`, VerdictAllow},
+		{"diff $(ls -t *.md | head -2)", VerdictAllow},
+		{"cat $(ls src/*.go)", VerdictAllow},
+	})
+}

@@ -424,7 +424,49 @@ func (c *call) secretReads() {
 			c.secretRead(c.name + " reads " + x.val + ", a name printed from data the gate cannot see, which may name credential files")
 			return
 		}
+		if why := c.listedSecret(x); why != "" && !(i == firstOperand(c.args) && patternFirst(c.name)) {
+			c.secretRead(c.name + " reads " + x.val + ": " + why)
+			return
+		}
 	}
+}
+
+// listedSecret says why a word that is a substitution of a file lister
+// that shows hidden files (cat "$(ls -a | grep env)", $(find . -type f))
+// may name a credential file: it stands for any file below where the
+// lister looks, as xargs's input does.
+func (c *call) listedSecret(x arg) string {
+	inner, ok := strings.CutPrefix(x.val, "$(")
+	if !x.dyn || !ok {
+		return ""
+	}
+	if i := strings.IndexAny(inner, "|);&"); i >= 0 {
+		inner = inner[:i]
+	}
+	fields := strings.Fields(inner)
+	if len(fields) == 0 || strings.ContainsAny(inner, "$`'\"\\") {
+		return ""
+	}
+	args := make([]arg, 0, len(fields)-1)
+	for _, f := range fields[1:] {
+		args = append(args, arg{val: f, glob: strings.ContainsAny(f, "*?[")})
+	}
+	name := fields[0]
+	if !listsHidden(name, args) {
+		return ""
+	}
+	list, ok := c.listing(name, args)
+	if !ok {
+		return ""
+	}
+	for _, f := range list {
+		if dir, ok := strings.CutSuffix(f.val, "/*"); ok && f.glob {
+			if why := c.a.secretWord(arg{val: dir}, true, true); why != "" {
+				return "it lists files below " + dir + ", where " + why
+			}
+		}
+	}
+	return ""
 }
 
 // patternFirst reports programs whose first operand is a pattern or a
