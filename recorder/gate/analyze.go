@@ -10,6 +10,9 @@ func (a *analysis) analyze(c *call) {
 		c.risky(r)
 		return
 	}
+	if p := a.pathInTree(c.prog); p != "" {
+		c.agentCode(c.prog + " is " + p + " on $PATH, in the work tree, which the agent can write")
+	}
 	if c.name == "go" {
 		// Even go version switches toolchains first.
 		if why := c.goToolchainSwitch(); why != "" {

@@ -98,6 +98,8 @@ type Gate struct {
 	globalHooks    sync.Once // reads globalHooksDir
 	globalHooksDir string
 	goInstalled    sync.Once // reads goVersion
+	pathInTree     sync.Once // reads pathDirs
+	pathDirs       []pathDir // $PATH's directories, when one lies in the work tree
 	goVersion      string    // the installed Go's version (1.26.8), "" when unknown
 	parsers        sync.Pool // *syntax.Parser
 	analyses       sync.Pool // *analysis

@@ -286,3 +286,27 @@ func TestSubstitutionOfALister(t *testing.T) {
 		{"cat $(ls src/*.go)", VerdictAllow},
 	})
 }
+
+// TestCommandFoundOnPathInTheWorkTree: with a work-tree directory on $PATH
+// (an activated .venv/bin, a ./bin direnv added), printf … > .venv/bin/pip
+// is an allowed write, and the next call's `pip list` ran it unsandboxed.
+func TestCommandFoundOnPathInTheWorkTree(t *testing.T) {
+	tr := newRealTree(t)
+	os.MkdirAll(tr.ws+"/.venv/bin", 0o755)
+	os.WriteFile(tr.ws+"/.venv/bin/pip", []byte("#!/bin/sh\nid\n"), 0o755)
+	if r := tr.g.Decide(t.Context(), "printf '#!/bin/sh\\nid\\n' > .venv/bin/pip", Input{}); r.Verdict != VerdictAllow {
+		t.Fatalf("the write is the attack's premise: got %s", r.Verdict)
+	}
+	t.Setenv("PATH", tr.ws+"/.venv/bin:"+os.Getenv("PATH"))
+	g := tr.gate(t, Options{})
+	for _, cmd := range []string{"pip list", "timeout 5 pip --version", "cp x .venv/bin/ls && ls"} {
+		if r := g.Decide(t.Context(), cmd, Input{}); r.Verdict == VerdictAllow || !r.AgentCode {
+			t.Errorf("%q with .venv/bin on PATH: got %s agent_code=%t, want agent code: %v", cmd, r.Verdict, r.AgentCode, r.Reasons)
+		}
+	}
+	for _, cmd := range []string{"git status", "echo hi", "ls"} {
+		if r := g.Decide(t.Context(), cmd, Input{}); r.Verdict != VerdictAllow {
+			t.Errorf("%q is not in .venv/bin: got %s: %v", cmd, r.Verdict, r.Reasons)
+		}
+	}
+}
