@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // goToolchainSwitch says why a go command downloads a Go toolchain, or "":
@@ -56,7 +58,8 @@ func (c *call) goToolchainSwitch() string {
 // findUp is the path of name in dir or the nearest parent holding it, or "".
 func findUp(dir, name string) string {
 	for i, d := 0, path.Clean(dir); i < maxGitUp; i++ {
-		if fi, err := os.Stat(d + "/" + name); err == nil && fi.Mode().IsRegular() {
+		var st unix.Stat_t // not os.Stat, which allocates what it returns
+		if unix.Stat(d+"/"+name, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
 			return d + "/" + name
 		}
 		if d == "/" || d == "." || d == "" {
