@@ -495,9 +495,13 @@ func (c *call) gitConfigCmd(rest []arg) {
 func (c *call) gitConfigRead(ops scanResult, keys []arg) {
 	switch {
 	case ops.has("--name-only"):
-	case ops.has("--list", "-l", "--regexp") || getRegexp(ops) || len(ops.operands) > 0 && ops.operands[0].val == "list":
+	case ops.has("--list", "-l", "--regexp") || getOption(ops, "--get-regexp") || len(ops.operands) > 0 && ops.operands[0].val == "list":
 		c.secretRead("git config prints the values of git's configuration, where credentials are kept " +
 			"(a remote's user:token@ address, http.extraHeader)")
+		return
+	case (getOption(ops, "--get-urlmatch") || ops.has("--url")) && len(keys) > 0 && !strings.Contains(keys[0].val, "."):
+		c.secretRead("git config prints every value of the " + keys[0].val + " section that applies to a URL, " +
+			"where credentials are kept (http.extraHeader)")
 		return
 	case len(keys) > 0 && !keys[0].static():
 		c.secretRead("git config prints a key only known at run time, which may hold a credential: " + keys[0].val)
@@ -509,11 +513,12 @@ func (c *call) gitConfigRead(ops scanResult, keys []arg) {
 	c.unknown("git config reads the configuration")
 }
 
-// getRegexp reports git config's --get-regexp, abbreviated as git takes
-// it (--get-r...; --get alone is the option --get).
-func getRegexp(ops scanResult) bool {
+// getOption reports git config's option full (--get-regexp,
+// --get-urlmatch), abbreviated as git takes it: past "--get-", since --get
+// alone is the option --get.
+func getOption(ops scanResult, full string) bool {
 	for _, o := range ops.opts {
-		if len(o.name) > len("--get-") && strings.HasPrefix("--get-regexp", o.name) {
+		if len(o.name) > len("--get-") && strings.HasPrefix(full, o.name) {
 			return true
 		}
 	}

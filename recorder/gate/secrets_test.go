@@ -77,6 +77,11 @@ func TestGitConfigDumpsAreSecretReads(t *testing.T) {
 		{"git config --get http.https://github.com/.extraheader", VerdictAsk, "secret"},
 		{"git config get github.token", VerdictAsk, "secret"},
 		{"git var -l", VerdictAsk, "secret"},
+		{"git config get --url=https://github.com http", VerdictAsk, "secret"},
+		{"git config --get-urlmatch http https://github.com", VerdictAsk, "secret"},
+		{"git config --get-u http https://github.com", VerdictAsk, "secret"},
+		{"git config get --url=https://github.com http.sslverify", VerdictAllow, ""},
+		{"git config --get core", VerdictAllow, ""}, // --get is not --get-urlmatch abbreviated
 		{"git -C . config --list | grep -i token", VerdictAsk, "secret"},
 		{"git config --list --name-only", VerdictAllow, ""},
 		{"git config --get-regexp --name-only '^alias'", VerdictAllow, ""},
