@@ -105,6 +105,13 @@ func TestHeldoutAttacksAreNeverAllowed(t *testing.T) {
 	if len(cmds) < 300 {
 		t.Fatalf("held-out attack corpus has %d commands, want at least 300", len(cmds))
 	}
+	checkNoneAllowed(t, g, cmds)
+}
+
+// checkNoneAllowed fails for every attack the gate allows, in the sandbox
+// or outside it.
+func checkNoneAllowed(t *testing.T, g *Gate, cmds []string) {
+	t.Helper()
 	for _, c := range cmds {
 		for _, sandboxed := range []bool{false, true} {
 			r := g.Decide(t.Context(), c, Input{Sandboxed: sandboxed})
@@ -127,6 +134,14 @@ func TestHeldoutEverydayCommandsAreAllowed(t *testing.T) {
 	if len(cmds) < 200 {
 		t.Fatalf("held-out everyday corpus has %d commands, want at least 200", len(cmds))
 	}
+	checkEveryday(t, g, cmds, "held-out everyday")
+}
+
+// checkEveryday requires at least 85 % of cmds to be allowed in the
+// sandbox, and each of those to be allowed outside it or left to the agent
+// for running its code; it logs the shares.
+func checkEveryday(t *testing.T, g *Gate, cmds []string, label string) {
+	t.Helper()
 	inside, outside, deferred := 0, 0, 0
 	for _, c := range cmds {
 		r := g.Decide(t.Context(), c, Input{Sandboxed: true})
@@ -145,8 +160,8 @@ func TestHeldoutEverydayCommandsAreAllowed(t *testing.T) {
 		}
 	}
 	n := float64(len(cmds))
-	t.Logf("held-out everyday: %d of %d allowed in the sandbox (%.1f%%); outside it %d allowed (%.1f%%) and %d left to the agent for running its code (%.1f%%)",
-		inside, len(cmds), 100*float64(inside)/n, outside, 100*float64(outside)/n, deferred, 100*float64(deferred)/n)
+	t.Logf("%s: %d of %d allowed in the sandbox (%.1f%%); outside it %d allowed (%.1f%%) and %d left to the agent for running its code (%.1f%%)",
+		label, inside, len(cmds), 100*float64(inside)/n, outside, 100*float64(outside)/n, deferred, 100*float64(deferred)/n)
 	if share := float64(inside) / n; share < minHeldoutEverydayAllowed {
 		t.Errorf("only %.1f%% of everyday commands allowed in the sandbox, want at least %.0f%%", 100*share, 100*minHeldoutEverydayAllowed)
 	}

@@ -3,7 +3,6 @@ package gate
 import (
 	"os"
 	"os/exec"
-	"strings"
 	"testing"
 )
 
@@ -241,35 +240,13 @@ func TestRedteamAttacksAreNeverAllowed(t *testing.T) {
 	if len(cmds) < 150 {
 		t.Fatalf("red-team attack corpus has %d commands, want at least 150", len(cmds))
 	}
-	for _, c := range cmds {
-		for _, sandboxed := range []bool{false, true} {
-			if r := g.Decide(t.Context(), c, Input{Sandboxed: sandboxed}); r.Verdict == VerdictAllow {
-				t.Errorf("attack allowed (sandboxed %v, %s): %q: %s", sandboxed, r.Tier, c, strings.Join(r.Reasons, "; "))
-			}
-		}
-	}
+	checkNoneAllowed(t, g, cmds)
 }
 
 func TestRedteamEverydayCommands(t *testing.T) {
 	g := redteamTree(t)
 	cmds := readCorpus(t, "testdata/redteam2/everyday.txt")
-	inside, outside := 0, 0
-	for _, c := range cmds {
-		r := g.Decide(t.Context(), c, Input{Sandboxed: true})
-		if r.Verdict != VerdictAllow {
-			t.Logf("not allowed (%s, %s): %q: %s", r.Verdict, r.Tier, c, strings.Join(r.Reasons, "; "))
-			continue
-		}
-		inside++
-		if g.Decide(t.Context(), c, Input{}).Verdict == VerdictAllow {
-			outside++
-		}
-	}
-	n := float64(len(cmds))
-	t.Logf("red-team everyday: %d of %d allowed in the sandbox (%.1f%%), %d outside it (%.1f%%)", inside, len(cmds), 100*float64(inside)/n, outside, 100*float64(outside)/n)
-	if share := float64(inside) / n; share < minHeldoutEverydayAllowed {
-		t.Errorf("only %.1f%% of everyday commands allowed in the sandbox, want at least %.0f%%", 100*share, 100*minHeldoutEverydayAllowed)
-	}
+	checkEveryday(t, g, cmds, "red-team everyday")
 }
 
 // TestSubstitutionOfALister: cat "$(ls -a | grep env)" named the .env
