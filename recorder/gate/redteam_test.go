@@ -287,3 +287,20 @@ func TestCommandFoundOnPathInTheWorkTree(t *testing.T) {
 		}
 	}
 }
+
+// FuzzGoVersionLess: the version comparison never panics and is a strict
+// order on what it accepts (never both a < b and b < a).
+func FuzzGoVersionLess(f *testing.F) {
+	for _, s := range [][2]string{{"1.22.3", "1.22.10"}, {"1.23rc1", "1.23"}, {"1.99.1-x", "1"}, {"", "."}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		plainGoVersion(a)
+		if goVersionLess(a, b) && goVersionLess(b, a) {
+			t.Errorf("%q < %q and %q < %q", a, b, b, a)
+		}
+		if goVersionLess(a, a) {
+			t.Errorf("%q < itself", a)
+		}
+	})
+}
