@@ -21,7 +21,9 @@ func TestMain(m *testing.M) {
 		crashWriter(dir, os.Getenv(crashResumeEnv))
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBenchHistories()
+	os.Exit(code)
 }
 
 // crashWriter appends events until it is killed.
