@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cuff-dev/cuff/internal/jsonstr"
 	"github.com/cuff-dev/cuff/transcript"
 )
 
@@ -136,7 +137,7 @@ func (s *Search) matchSpilled(b *backing, r *fieldRef) bool {
 	if r.plain && s.plain {
 		return rawIndex(raw, s.q, s.fold) >= 0
 	}
-	text, err := unescape(s.text[:0], raw)
+	text, err := jsonstr.Unescape(s.text[:0], raw)
 	if err != nil {
 		return false
 	}

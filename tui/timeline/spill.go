@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cuff-dev/cuff/internal/jsonstr"
 	"github.com/cuff-dev/cuff/transcript"
 )
 
@@ -213,7 +214,7 @@ func (b *backing) locate(line []byte, f Field, value string) (from, to int, plai
 			return 0, 0, false, false
 		}
 		from = i + j + len(pat)
-		text, n, plain, err := scanString(b.scratch[:0], line[from:])
+		text, n, plain, err := jsonstr.Scan(b.scratch[:0], line[from:])
 		b.scratch = text[:0]
 		if err == nil && from+n < len(line) && string(text) == value {
 			return from, from + n, plain, true
@@ -236,7 +237,7 @@ func (b *backing) read(r *fieldRef) (string, error) {
 	if !r.same(raw) {
 		return "", ErrChanged
 	}
-	text, err := unescape(nil, raw)
+	text, err := jsonstr.Unescape(nil, raw)
 	if err != nil || len(text) != int(r.size) {
 		return "", ErrChanged
 	}

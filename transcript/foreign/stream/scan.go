@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
-	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/cuff-dev/cuff/internal/jsonstr"
 )
 
 // Scanner reads the fields a decoder needs straight from the bytes of one
@@ -630,73 +630,13 @@ func clips(body []byte, head, tail int) bool {
 	return len(body) > head+tail+len(clipMark) && body[0] != '{' && body[0] != '['
 }
 
-// unquote decodes the contents of a valid JSON string as encoding/json
-// does: escapes resolved, a lone or broken surrogate and each byte of
-// invalid UTF-8 made U+FFFD.
+// unquote decodes the contents of a valid JSON string (checked by
+// scanString) as encoding/json does.
 func unquote(s []byte) string {
-	b := make([]byte, 0, len(s)+utf8.UTFMax)
-	for r := 0; r < len(s); {
-		c := s[r]
-		switch {
-		case c == '\\':
-			switch e := s[r+1]; e {
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				rr := hex4(s[r+2:])
-				r += 6
-				if utf16.IsSurrogate(rr) {
-					if r+6 <= len(s) && s[r] == '\\' && s[r+1] == 'u' && isHex4(s[r+2:]) {
-						if dec := utf16.DecodeRune(rr, hex4(s[r+2:])); dec != unicode.ReplacementChar {
-							b = utf8.AppendRune(b, dec)
-							r += 6
-							continue
-						}
-					}
-					rr = unicode.ReplacementChar
-				}
-				b = utf8.AppendRune(b, rr)
-				continue
-			default: // " \ /
-				b = append(b, e)
-			}
-			r += 2
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			r++
-		default:
-			rr, size := utf8.DecodeRune(s[r:])
-			b = utf8.AppendRune(b, rr)
-			r += size
-		}
-	}
+	b, _, _, _ := jsonstr.Scan(make([]byte, 0, len(s)+utf8.UTFMax), s)
 	return string(b)
 }
 
 func isHex4(s []byte) bool {
 	return len(s) >= 4 && isHex(s[0]) && isHex(s[1]) && isHex(s[2]) && isHex(s[3])
-}
-
-func hex4(s []byte) rune {
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case c <= '9':
-			c -= '0'
-		case c <= 'F':
-			c -= 'A' - 10
-		default:
-			c -= 'a' - 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
 }

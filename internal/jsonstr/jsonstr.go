@@ -1,4 +1,7 @@
-package timeline
+// Package jsonstr decodes the contents of JSON strings from their bytes, as
+// encoding/json does, for readers that find strings without decoding the
+// rest of their document (the transcript scanner, the timeline's spill).
+package jsonstr
 
 import (
 	"bytes"
@@ -8,27 +11,27 @@ import (
 	"unicode/utf8"
 )
 
-// errBadString reports bytes that are not the contents of a JSON string.
-var errBadString = errors.New("not the contents of a JSON string")
+// ErrBadString reports bytes that are not the contents of a JSON string.
+var ErrBadString = errors.New("not the contents of a JSON string")
 
-// unescape appends the text of a JSON string's contents (the bytes between
+// Unescape appends the text of a JSON string's contents (the bytes between
 // its quotes) to dst, as encoding/json decodes it: escapes resolved, an
 // invalid UTF-8 byte or a lone surrogate replaced by U+FFFD.
-func unescape(dst, s []byte) ([]byte, error) {
-	text, n, _, err := scanString(dst, s)
+func Unescape(dst, s []byte) ([]byte, error) {
+	text, n, _, err := Scan(dst, s)
 	if err == nil && n != len(s) {
-		err = errBadString // a quote that is not escaped
+		err = ErrBadString // a quote that is not escaped
 	}
 	return text, err
 }
 
-// scanString reads the contents of a JSON string that start s, up to the
+// Scan reads the contents of a JSON string that start s, up to the
 // quote that closes it or the end of s, appending the text to dst as
-// unescape does. It returns the text, how many bytes the contents take
+// Unescape does. It returns the text, how many bytes the contents take
 // (where the closing quote is), and whether they are plain: valid UTF-8
 // with no \u escape, so that each character of the text other than an
 // escaped one is written as itself.
-func scanString(dst, s []byte) (text []byte, n int, plain bool, err error) {
+func Scan(dst, s []byte) (text []byte, n int, plain bool, err error) {
 	plain = true
 	i := 0
 	for i < len(s) {
@@ -51,7 +54,7 @@ func scanString(dst, s []byte) (text []byte, n int, plain bool, err error) {
 			return dst, i, plain, nil
 		case c == '\\':
 			if i+1 >= len(s) {
-				return dst, i, false, errBadString
+				return dst, i, false, ErrBadString
 			}
 			switch e := s[i+1]; e {
 			case '"', '\\', '/':
@@ -70,7 +73,7 @@ func scanString(dst, s []byte) (text []byte, n int, plain bool, err error) {
 				plain = false
 				r := hex4(s[i+2:])
 				if r < 0 {
-					return dst, i, false, errBadString
+					return dst, i, false, ErrBadString
 				}
 				i += 6
 				if utf16.IsSurrogate(r) {
@@ -86,11 +89,11 @@ func scanString(dst, s []byte) (text []byte, n int, plain bool, err error) {
 				dst = utf8.AppendRune(dst, r)
 				continue
 			default:
-				return dst, i, false, errBadString
+				return dst, i, false, ErrBadString
 			}
 			i += 2
 		case c < ' ':
-			return dst, i, false, errBadString
+			return dst, i, false, ErrBadString
 		default:
 			r, size := utf8.DecodeRune(s[i:])
 			if r == utf8.RuneError && size == 1 {
