@@ -381,12 +381,7 @@ func (m *Model) move(n int) {
 
 // scrollTo keeps row i on screen and the screen full.
 func (m *Model) scrollTo(i int) {
-	h := m.pageRows()
-	m.offset = min(m.offset, i)
-	if i >= m.offset+h {
-		m.offset = i - h + 1
-	}
-	m.offset = max(min(m.offset, len(m.rows)-h), 0)
+	m.offset = common.ScrollOffset(m.offset, i, m.pageRows(), len(m.rows))
 }
 
 // View draws the column header, the filter line and the rows.

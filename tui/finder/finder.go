@@ -221,12 +221,7 @@ const hitLines = 2
 func (m Model) rows() int { return max((m.height-2)/hitLines, 1) }
 
 func (m *Model) scrollTo(i int) {
-	h := m.rows()
-	m.offset = min(m.offset, i)
-	if i >= m.offset+h {
-		m.offset = i - h + 1
-	}
-	m.offset = max(min(m.offset, len(m.hits)-h), 0)
+	m.offset = common.ScrollOffset(m.offset, i, m.rows(), len(m.hits))
 }
 
 // View draws the query, a status line and the hits.
