@@ -12,6 +12,7 @@ import (
 
 	"github.com/cuff-dev/cuff/session"
 	"github.com/cuff-dev/cuff/transcript"
+	"go.yaml.in/yaml/v3"
 )
 
 // project makes a project folder with a store holding two finished sessions
@@ -138,8 +139,18 @@ func TestRecordShow(t *testing.T) {
 		}
 	}
 	r = cuff(t, dir, "", "record", "show", ids[0], "--format", "yaml")
-	if !strings.Contains(r.stdout, "session_id: "+ids[0]) || !strings.Contains(r.stdout, "total_commands: 4") {
-		t.Errorf("yaml:\n%s", r.stdout)
+	// Parsed, not matched as text: an id such as 20261125_220122_5173011e-4203
+	// reads as a YAML 1.1 float, so the encoder quotes it.
+	var shown struct {
+		Session struct {
+			SessionID string `yaml:"session_id"`
+		} `yaml:"session"`
+		Stats struct {
+			TotalCommands int `yaml:"total_commands"`
+		} `yaml:"stats"`
+	}
+	if err := yaml.Unmarshal([]byte(r.stdout), &shown); err != nil || shown.Session.SessionID != ids[0] || shown.Stats.TotalCommands != 4 {
+		t.Errorf("yaml (%v): %+v\n%s", err, shown, r.stdout)
 	}
 	r = cuff(t, dir, "", "record", "show", ids[0], "--output")
 	if r.code != exitUsage {
