@@ -223,4 +223,48 @@ func TestHookHoldsAgainstTheAttacks(t *testing.T) {
 			"sed 'r .env' README.md", "echo $GITHUB_TOKEN")
 		a.allowed("cat README.md", "printenv HOME")
 	})
+
+	// cat .env asks, so staging the untracked .env with a pathspec that
+	// covers it and then printing the index (git diff --cached, git stash
+	// show -p -u, git show stash^3) must ask too: at the staging step.
+	t.Run("secrets staged by git", func(t *testing.T) {
+		a := newAttacker(t)
+		gitIn(t, a.dir, "init", "-q")
+		a.write("README.md", "x\n", 0o644)
+		a.write(".env", "TOKEN=stolen-by-staging\n", 0o600)
+		a.write("config/prod/server.pem", "PEM\n", 0o600)
+		a.refused("git add -A", "git add .", "git add --all", "git add -N .", "git add '*'", "git add ':/'",
+			"git add 'con*'", "git add config/prod", "git -C config add .", "cd config && git add .. && cd ..",
+			"git stash -u", "git stash push --include-untracked", "git stash save -u wip",
+			"ls -a > list.txt && git add --pathspec-from-file=list.txt",
+			"echo .env | git update-index --add --stdin", "git add -f .",
+			"git add -A; git diff --cached")
+		// Whatever ran, the secret never reached the index or a stash.
+		if out := gitIn(t, a.dir, "ls-files", "--stage"); strings.Contains(out, ".env") || strings.Contains(out, "server.pem") {
+			t.Errorf("a secret was staged:\n%s", out)
+		}
+		if out := gitIn(t, a.dir, "stash", "list"); out != "" {
+			t.Errorf("a stash was made:\n%s", out)
+		}
+		// Ignored, the same steps are everyday work, and stage no secret.
+		a.write(".gitignore", ".env\n*.pem\n", 0o644)
+		a.allowed("git add -A", "git add .", "git diff --cached", "git add -N .")
+		if out := gitIn(t, a.dir, "ls-files", "--stage"); strings.Contains(out, ".env") || !strings.Contains(out, "README.md") {
+			t.Errorf("index after the allowed git add -A:\n%s", out)
+		}
+	})
+}
+
+// gitIn runs git in dir with a private configuration and returns its output.
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
 }

@@ -93,16 +93,18 @@ type Gate struct {
 	// known maps directories resolved when the gate was made (the
 	// workspace root, as given and as it really is, the home folder and
 	// the temporary directories) to their real paths, longest first.
-	known          []knownDir
-	protected      []string
-	globalHooks    sync.Once // reads globalHooksDir
-	globalHooksDir string
-	goInstalled    sync.Once // reads goVersion
-	pathInTree     sync.Once // reads pathDirs
-	pathDirs       []pathDir // $PATH's directories, when one lies in the work tree
-	goVersion      string    // the installed Go's version (1.26.8), "" when unknown
-	parsers        sync.Pool // *syntax.Parser
-	analyses       sync.Pool // *analysis
+	known              []knownDir
+	protected          []string
+	globalHooks        sync.Once // reads globalHooksDir
+	globalHooksDir     string
+	globalExcludes     sync.Once // reads globalExcludesPath
+	globalExcludesPath string
+	goInstalled        sync.Once // reads goVersion
+	pathInTree         sync.Once // reads pathDirs
+	pathDirs           []pathDir // $PATH's directories, when one lies in the work tree
+	goVersion          string    // the installed Go's version (1.26.8), "" when unknown
+	parsers            sync.Pool // *syntax.Parser
+	analyses           sync.Pool // *analysis
 }
 
 // New builds a gate from opts.

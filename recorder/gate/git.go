@@ -3,6 +3,7 @@ package gate
 import (
 	"os"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -11,7 +12,7 @@ import (
 // what makes git run programs, reach the network or write elsewhere.
 func (c *call) git() {
 	args := c.args
-	dir, gitDir, moved := c.a.cwdReal(), "", false
+	dir, gitDir, moved, otherTree := c.a.cwdReal(), "", false, false
 	i := 0
 	for ; i < len(args); i++ {
 		x := args[i]
@@ -49,6 +50,8 @@ func (c *call) git() {
 			if d, ok := value(); ok {
 				c.gitDir(d)
 				switch {
+				case name == "--work-tree":
+					otherTree = true
 				case name == "--git-dir":
 					gitDir = c.a.place(d, true).real
 				case v == "-C" && !moved:
@@ -91,7 +94,10 @@ func (c *call) git() {
 		// "git --no-pager -C sub status".
 		c.e.ruleText = "git " + joinArgs(args[i:]).val
 	}
-	c.gitSub(sub.val, args[i+1:])
+	if gitDir != "" || otherTree {
+		dir = "" // another repository or work tree: what it stages is not looked at
+	}
+	c.gitSub(dir, sub.val, args[i+1:])
 }
 
 // gitConfig classifies one -c key=value.
@@ -140,8 +146,9 @@ func (c *call) gitDir(d arg) {
 	}
 }
 
-// gitSub classifies a git subcommand and its options.
-func (c *call) gitSub(sub string, rest []arg) {
+// gitSub classifies a git subcommand and its options; dir is the
+// directory git runs in ("" when only known at run time).
+func (c *call) gitSub(dir, sub string, rest []arg) {
 	what := "git " + sub
 	if why := gitHistoryRisk(sub, rest); why != "" {
 		c.notAlways(why)
@@ -250,6 +257,20 @@ func (c *call) gitSub(sub string, rest []arg) {
 		}
 		if c.gitTouchesGuarded("stash", stashPathspecs(rest)) {
 			return
+		}
+		c.gitStashUntracked(dir, rest)
+	case "add":
+		c.gitAdd(dir, rest)
+	case "update-index", "hash-object":
+		flag := "--stdin-paths"
+		if sub == "update-index" {
+			flag = "--stdin"
+			if !slices.ContainsFunc(rest, func(x arg) bool { return x.val == "--add" }) {
+				break
+			}
+		}
+		if slices.ContainsFunc(rest, func(x arg) bool { return x.val == flag }) {
+			c.gitStdinPaths(dir, "git "+sub+" "+flag)
 		}
 	case "difftool":
 		for _, x := range rest {

@@ -102,7 +102,7 @@ func (g *Gate) globalHooksPath() string {
 			files = append(files, g.home+"/.gitconfig", g.home+"/.config/git/config")
 		}
 		for _, f := range append(files, "/etc/gitconfig") {
-			if p := hooksPathIn(f); p != "" {
+			if p := coreKeyIn(f, "hookspath"); p != "" {
 				if strings.HasPrefix(p, "~/") && g.home != "" {
 					p = g.home + p[1:]
 				}
@@ -118,38 +118,12 @@ func (g *Gate) globalHooksPath() string {
 // global is the user's core.hooksPath, which the repository's own
 // configuration overrides.
 func (a *analysis) findHooksDir(dir, home, global string) string {
-	top, gitDir := "", ""
-	for i, d := 0, path.Clean(dir); i < maxGitUp; i++ {
-		if li := a.lstat(d + "/.git"); li.exists {
-			top = d
-			switch {
-			case li.dir:
-				gitDir = d + "/.git"
-			case li.regular:
-				gitDir = gitFileTarget(d)
-			}
-			break
-		}
-		if d == "/" || d == "." || d == "" {
-			break
-		}
-		d = path.Dir(d)
-	}
+	top, gitDir, common := a.repoAround(dir)
 	if gitDir == "" {
 		return ""
 	}
-	common := gitDir
-	if gitDir == top+"/.git" {
-		// A repository's own .git: its common directory is itself.
-	} else if b, err := os.ReadFile(gitDir + "/commondir"); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !path.IsAbs(c) {
-			c = gitDir + "/" + c
-		}
-		common = path.Clean(c)
-	}
 	hooksDir := common + "/hooks"
-	p := hooksPathIn(common + "/config")
+	p := coreKeyIn(common+"/config", "hookspath")
 	if p == "" {
 		p = global
 	}
@@ -163,6 +137,47 @@ func (a *analysis) findHooksDir(dir, home, global string) string {
 		hooksDir = path.Clean(p)
 	}
 	return hooksDir
+}
+
+// repoAround finds the repository git uses when run in dir: the top of
+// its work tree, its git directory (.git, or the one a .git file names)
+// and its common directory (where a linked worktree's repository keeps its
+// configuration). All are "" when dir is in no work tree.
+func (a *analysis) repoAround(dir string) (top, gitDir, common string) {
+	for i, d := 0, path.Clean(dir); i < maxGitUp; i++ {
+		if li := a.lstat(d + "/.git"); li.exists {
+			top = d
+			switch {
+			case li.dir:
+				gitDir = d + "/.git"
+			case li.regular:
+				gitDir = gitFileTarget(d)
+			default: // a link, which git follows
+				if fi, err := os.Stat(d + "/.git"); err == nil && fi.IsDir() {
+					gitDir = d + "/.git"
+				}
+			}
+			break
+		}
+		if d == "/" || d == "." || d == "" {
+			break
+		}
+		d = path.Dir(d)
+	}
+	if gitDir == "" {
+		return "", "", ""
+	}
+	common = gitDir
+	if gitDir == top+"/.git" {
+		// A repository's own .git: its common directory is itself.
+	} else if b, err := os.ReadFile(gitDir + "/commondir"); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !path.IsAbs(c) {
+			c = gitDir + "/" + c
+		}
+		common = path.Clean(c)
+	}
+	return top, gitDir, common
 }
 
 // gitFileTarget reads the "gitdir: DIR" of a .git file (a worktree or a
@@ -183,14 +198,15 @@ func gitFileTarget(top string) string {
 	return path.Clean(d)
 }
 
-// hooksPathIn returns core.hooksPath as set in a git configuration file,
-// or "" when it is not (or the file cannot be read).
-func hooksPathIn(file string) string {
+// coreKeyIn returns the value of core.<key> (key in lower case) as a git
+// configuration file sets it, or "" when it does not (or the file cannot
+// be read).
+func coreKeyIn(file, key string) string {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return ""
 	}
-	if !bytes.Contains(bytes.ToLower(b), []byte("hookspath")) {
+	if !bytes.Contains(bytes.ToLower(b), []byte(key)) {
 		return ""
 	}
 	section := ""
@@ -202,7 +218,7 @@ func hooksPathIn(file string) string {
 			continue
 		}
 		k, v, ok := strings.Cut(line, "=")
-		if ok && section == "core" && strings.EqualFold(strings.TrimSpace(k), "hookspath") {
+		if ok && section == "core" && strings.EqualFold(strings.TrimSpace(k), key) {
 			return strings.Trim(strings.TrimSpace(v), `"`)
 		}
 	}

@@ -1,0 +1,324 @@
+package gate
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cuff-dev/cuff/recorder/gate/internal/gitignore"
+	"github.com/cuff-dev/cuff/recorder/gate/internal/gitindex"
+)
+
+// Staging an untracked file copies its contents into git's object store,
+// where git diff --cached, git show and git stash show -p print it: staging
+// a credential file is reading it. The gate looks for what git would stage
+// as git does (its ignore rules, what the index already tracks) and asks
+// when that holds a credential file. A file the repository already tracks
+// is no new read: its contents are in the history.
+
+// maxStageWalk bounds how many directory entries the gate looks at to
+// learn what a git command would stage.
+const maxStageWalk = 50000
+
+// maxIndexFile bounds the git index the gate reads; a larger one counts
+// as tracking nothing, which can only make it ask more.
+const maxIndexFile = 64 << 20
+
+// staging describes what a git command copies from the work tree into the
+// repository: the pathspecs it names (all of them relative to dir), or the
+// whole work tree; force when ignore rules do not apply.
+type staging struct {
+	what  string // "git add", for explanations
+	dir   string // the working directory git runs in; "" when not known, or another work tree
+	specs []arg
+	whole bool
+	force bool
+}
+
+// gitAdd judges git add by what it stages.
+func (c *call) gitAdd(dir string, rest []arg) {
+	s := staging{what: "git add", dir: dir}
+	all, opts := false, true
+	for i := 0; i < len(rest); i++ {
+		x := rest[i]
+		v := x.val
+		switch {
+		case !opts || !strings.HasPrefix(v, "-") || v == "-":
+			s.specs = append(s.specs, x)
+			continue
+		case v == "--":
+			opts = false
+			continue
+		}
+		name, _, hasEq := strings.Cut(v, "=")
+		switch {
+		case isLong(name, "dry-run") || isLong(name, "update") || isLong(name, "patch") ||
+			isLong(name, "interactive") || isLong(name, "edit") || isLong(name, "refresh") || isLong(name, "renormalize"):
+			return // names only, or files the repository already tracks
+		case isLong(name, "all") || isLong(name, "no-ignore-removal"):
+			all = true
+		case isLong(name, "no-all") || isLong(name, "ignore-removal"):
+			all = false
+		case isLong(name, "force"):
+			s.force = true
+		case isLong(name, "pathspec-from-file"):
+			s.whole = true // a list the gate does not read: any file
+			if !hasEq {
+				i++
+			}
+		case isLong(name, "chmod"):
+			if !hasEq {
+				i++
+			}
+		case strings.HasPrefix(v, "--"):
+		default:
+			for _, f := range v[1:] {
+				switch f {
+				case 'n', 'u', 'p', 'i', 'e':
+					return
+				case 'A':
+					all = true
+				case 'f':
+					s.force = true
+				}
+			}
+		}
+	}
+	if all && len(s.specs) == 0 {
+		s.whole = true
+	}
+	c.stages(s)
+}
+
+// gitStashUntracked judges git stash push --include-untracked (-u), which
+// copies untracked files into the stash, where git stash show -p -u
+// prints them.
+func (c *call) gitStashUntracked(dir string, rest []arg) {
+	untracked := false
+	for _, x := range rest {
+		if x.val == "--" {
+			break
+		}
+		if isLong(x.val, "include-untracked") || x.val != "--" && strings.HasPrefix(x.val, "-") && !strings.HasPrefix(x.val, "--") && strings.ContainsRune(x.val, 'u') {
+			untracked = true
+		}
+	}
+	if !untracked {
+		return
+	}
+	s := staging{what: "git stash --include-untracked", dir: dir}
+	for _, x := range stashPathspecs(rest) {
+		if !strings.HasPrefix(x.val, "-") {
+			s.specs = append(s.specs, x)
+		}
+	}
+	s.whole = len(s.specs) == 0
+	c.stages(s)
+}
+
+// gitUpdateIndex judges git update-index --add --stdin and git
+// hash-object --stdin-paths, which take any file named on their input,
+// ignored or not.
+func (c *call) gitStdinPaths(dir, what string) {
+	c.stages(staging{what: what, dir: dir, whole: true, force: true})
+}
+
+// stages asks when what s would stage holds a credential file.
+func (c *call) stages(s staging) {
+	if !s.whole && len(s.specs) == 0 {
+		return
+	}
+	if s.dir == "" {
+		c.secretRead(s.what + " stages files from a work tree the gate does not look through (a directory only known at run time, or one --git-dir or --work-tree names), which may hold credential files")
+		return
+	}
+	top, gitDir, common := c.a.repoAround(s.dir)
+	if top == "" {
+		return // not a repository: git stages nothing
+	}
+	roots := []string{}
+	if s.whole {
+		roots = append(roots, top)
+	}
+	for _, x := range s.specs {
+		switch {
+		case s.whole:
+		case x.dyn || strings.HasPrefix(x.val, ":"):
+			roots = append(roots, top) // only known at run time, or magic that may widen to the tree
+		default:
+			p := x.val
+			if i := strings.IndexAny(p, "*?[\\"); i >= 0 {
+				p = p[:strings.LastIndexByte(p[:i], '/')+1] // the pattern's fixed directories
+			}
+			if !path.IsAbs(p) {
+				p = s.dir + "/" + p
+			}
+			p = path.Clean(p)
+			if p != top && !strings.HasPrefix(p, top+"/") {
+				continue // outside the work tree: git refuses it
+			}
+			if li := c.a.lstat(p); li.dir {
+				roots = append(roots, p)
+			}
+			// A file is named by itself: secretReads judges its name.
+		}
+	}
+	if len(roots) == 0 {
+		return
+	}
+	var global gitignore.Stack
+	if !s.force {
+		global = c.a.g.excludeRules(common)
+	}
+	var tracked []string
+	trackedRead := false
+	found := ""
+	for _, root := range roots {
+		err := gitignore.Walk(top, root, global, s.force, maxStageWalk, func(rel string) bool {
+			if c.a.g.secretPath(top+"/"+rel) == "" {
+				return true
+			}
+			if !trackedRead {
+				tracked, trackedRead = readIndex(gitDir, common), true
+			}
+			if slices.Contains(tracked, rel) {
+				return true // in the history already
+			}
+			found = rel
+			return false
+		})
+		switch {
+		case found != "":
+			how := "untracked and not ignored"
+			if s.force {
+				how = "untracked; --force stages it even if ignored"
+			}
+			c.secretRead(s.what + " stages " + found + " (" + how + "), a credential file, which git diff --cached, git show or git stash show -p then print")
+			return
+		case errors.Is(err, gitignore.ErrTooMany):
+			c.secretRead(s.what + " stages files from a tree of more than " + strconv.Itoa(maxStageWalk) + " entries, too many for the gate to look through for credential files")
+			return
+		}
+	}
+}
+
+// readIndex returns the paths the repository's index tracks, or nil when
+// it cannot be read (everything then counts as untracked).
+func readIndex(gitDir, common string) []string {
+	f, err := os.Open(gitDir + "/index")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxIndexFile {
+		return nil
+	}
+	data, err := os.ReadFile(gitDir + "/index")
+	if err != nil {
+		return nil
+	}
+	size := gitindex.SHA1
+	if cfg, err := os.ReadFile(common + "/config"); err == nil && bytes.Contains(bytes.ToLower(cfg), []byte("sha256")) {
+		size = gitindex.SHA256
+	}
+	paths, err := gitindex.Paths(data, size)
+	if err != nil {
+		return nil
+	}
+	return paths
+}
+
+// excludeRules are the ignore rules that apply to the whole repository
+// whose common directory is common: info/exclude, then core.excludesFile.
+func (g *Gate) excludeRules(common string) gitignore.Stack {
+	var s gitignore.Stack
+	if r := ignoreFile(common + "/info/exclude"); r != nil {
+		s = append(s, r)
+	}
+	file := g.globalExcludesFile()
+	if cfg, err := os.ReadFile(common + "/config"); err == nil {
+		if includes(cfg) {
+			file = "" // the value may come from a file the gate does not follow
+		} else if v := coreKeyIn(common+"/config", "excludesfile"); v != "" {
+			file = g.configPath(v)
+		}
+	}
+	if r := ignoreFile(file); file != "" && r != nil {
+		s = append(s, r)
+	}
+	return s
+}
+
+// globalExcludesFile is core.excludesFile as the user's and the system's
+// git configuration set it (the user's first), else git's default
+// $XDG_CONFIG_HOME/git/ignore; "" when a configuration includes another
+// file, which the gate does not follow. Read once per gate: those files
+// lie outside the work tree, where no allowed command writes.
+func (g *Gate) globalExcludesFile() string {
+	g.globalExcludes.Do(func() {
+		config := os.Getenv("XDG_CONFIG_HOME")
+		if config == "" && g.home != "" {
+			config = g.home + "/.config"
+		}
+		files := []string{}
+		if g.home != "" {
+			files = append(files, g.home+"/.gitconfig")
+		}
+		if config != "" {
+			files = append(files, config+"/git/config")
+		}
+		files = append(files, "/etc/gitconfig")
+		for _, f := range files {
+			if cfg, err := os.ReadFile(f); err == nil && includes(cfg) {
+				return
+			}
+		}
+		for _, f := range files {
+			if v := coreKeyIn(f, "excludesfile"); v != "" {
+				g.globalExcludesPath = g.configPath(v)
+				return
+			}
+		}
+		if config != "" {
+			g.globalExcludesPath = config + "/git/ignore"
+		}
+	})
+	return g.globalExcludesPath
+}
+
+// configPath is a path as git reads it from its configuration: ~/ is the
+// home folder; a relative path is left out ("").
+func (g *Gate) configPath(v string) string {
+	switch {
+	case strings.HasPrefix(v, "~/") && g.home != "":
+		return g.home + v[1:]
+	case path.IsAbs(v):
+		return path.Clean(v)
+	}
+	return ""
+}
+
+// includes reports whether a git configuration pulls in other files.
+func includes(cfg []byte) bool {
+	return bytes.Contains(bytes.ToLower(cfg), []byte("[include"))
+}
+
+// ignoreFile reads the ignore rules of a regular file, or nil.
+func ignoreFile(p string) *gitignore.Rules {
+	if p == "" {
+		return nil
+	}
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 1<<20 {
+		return nil
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	return gitignore.Parse("", data)
+}

@@ -1,0 +1,409 @@
+// Package gitignore tells which paths git's ignore files exclude, for the
+// gate to know what `git add .` would stage. Where a pattern's meaning is
+// in doubt it errs towards "not ignored": an ignore pattern it cannot read
+// matches nothing and a negation it cannot read matches everything, so a
+// doubt makes the gate look at more files, never fewer.
+package gitignore
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// Rules are the patterns of one ignore file, which apply below Base: the
+// directory that holds a .gitignore, relative to the top of the work tree
+// ("" for the top, and for info/exclude and core.excludesFile).
+type Rules struct {
+	Base     string
+	patterns []pattern
+}
+
+type pattern struct {
+	re       *regexp.Regexp // nil: matches nothing, or everything when always
+	negate   bool           // "!pattern": re-includes
+	dirOnly  bool           // "pattern/": directories only
+	basename bool           // no slash: matched against the last component
+	always   bool           // a negation whose meaning is in doubt
+}
+
+// Parse reads an ignore file's text as git does: one pattern a line, a
+// UTF-8 byte order mark and a CR before each newline dropped, "#" comments
+// and blank lines skipped, unescaped trailing spaces trimmed.
+func Parse(base string, data []byte) *Rules {
+	r := &Rules{Base: strings.Trim(base, "/")}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+			line = bytes.TrimSuffix(line, []byte("\r"))
+		} else {
+			data = nil
+		}
+		if p, ok := parseLine(string(line)); ok {
+			r.patterns = append(r.patterns, p)
+		}
+	}
+	return r
+}
+
+// parseLine turns one line into a pattern; ok is false for comments and
+// blank lines.
+func parseLine(s string) (pattern, bool) {
+	if s == "" || s[0] == '#' {
+		return pattern{}, false
+	}
+	s = trimTrailingSpaces(s)
+	var p pattern
+	if s == "" {
+		return pattern{}, false
+	}
+	if s[0] == '!' {
+		p.negate = true
+		s = s[1:]
+	}
+	if s == "" {
+		return pattern{}, false
+	}
+	if strings.HasSuffix(s, "/") {
+		p.dirOnly = true
+		s = s[:len(s)-1]
+	}
+	p.basename = !strings.Contains(s, "/")
+	s = strings.TrimPrefix(s, "/")
+	re, sure := compile(s)
+	switch {
+	case !sure && p.negate:
+		p.always = true
+	case sure && re != "":
+		p.re = regexp.MustCompile("^" + re + "$")
+	}
+	return p, true
+}
+
+// trimTrailingSpaces drops trailing blanks (spaces only, as git does)
+// unless a backslash escapes the last of them.
+func trimTrailingSpaces(s string) string {
+	end := len(s)
+	for end > 0 && s[end-1] == ' ' {
+		end--
+	}
+	if end < len(s) && backslashed(s, end) {
+		end++ // "foo\ " keeps one space
+	}
+	return s[:end]
+}
+
+// backslashed reports whether s[i] is escaped by an odd run of backslashes.
+func backslashed(s string, i int) bool {
+	n := 0
+	for j := i - 1; j >= 0 && s[j] == '\\'; j-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+// compile turns a wildmatch pattern (as git matches ignore patterns, with
+// "*" and "?" stopping at "/", "**" spanning directories) into a regular
+// expression. sure is false when the pattern holds something whose
+// meaning is in doubt; re is "" for a pattern that matches nothing.
+func compile(p string) (re string, sure bool) {
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		c := p[i]
+		switch {
+		case c == '*' && strings.HasPrefix(p[i:], "**") && (i == 0 || p[i-1] == '/'):
+			j := i
+			for j < len(p) && p[j] == '*' {
+				j++
+			}
+			switch {
+			case j == len(p):
+				b.WriteString(".*") // "a/**": everything inside
+				i = j
+			case p[j] == '/':
+				b.WriteString("(?:.*/)?") // "**/" and "/**/": any directories
+				i = j + 1
+			default:
+				b.WriteString("[^/]*") // "**x": a plain star
+				i = j
+			}
+		case c == '*':
+			for i < len(p) && p[i] == '*' {
+				i++
+			}
+			b.WriteString("[^/]*")
+		case c == '?':
+			b.WriteString("[^/]")
+			i++
+		case c == '[':
+			class, n, ok := bracket(p[i:])
+			if !ok {
+				return "", false
+			}
+			b.WriteString(class)
+			i += n
+		case c == '\\':
+			if i+1 == len(p) {
+				return "", false // a trailing backslash matches nothing in git; in doubt
+			}
+			b.WriteString(regexp.QuoteMeta(p[i+1 : i+2]))
+			i += 2
+		case c >= 0x80:
+			return "", false // wildmatch compares bytes; leave non-ASCII to doubt
+		default:
+			b.WriteString(regexp.QuoteMeta(p[i : i+1]))
+			i++
+		}
+	}
+	return b.String(), true
+}
+
+// bracket converts the bracket expression at the start of p ("[a-z]",
+// "[!.]", "[[:digit:]]") into a regular expression class that never
+// matches "/", and says how many bytes it took. ok is false when the
+// expression is unterminated, could match "/", or is otherwise in doubt.
+func bracket(p string) (class string, n int, ok bool) {
+	var b strings.Builder
+	i := 1
+	b.WriteByte('[')
+	negated := i < len(p) && (p[i] == '!' || p[i] == '^')
+	if negated {
+		b.WriteString("^/")
+		i++
+	}
+	first := true
+	var prev byte
+	for ; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == ']' && !first:
+			b.WriteByte(']')
+			return b.String(), i + 1, true
+		case c == '[' && strings.HasPrefix(p[i:], "[:"):
+			end := strings.Index(p[i+2:], ":]")
+			if end < 0 {
+				return "", 0, false
+			}
+			name := p[i+2 : i+2+end]
+			switch name {
+			case "alnum", "alpha", "blank", "cntrl", "digit", "graph", "lower", "print", "punct", "space", "upper", "xdigit":
+			default:
+				return "", 0, false
+			}
+			if name == "punct" || name == "graph" || name == "print" {
+				if !negated {
+					return "", 0, false // these hold "/"
+				}
+			}
+			b.WriteString(p[i : i+2+end+2])
+			i += 2 + end + 1
+			prev = 0
+		case c == '-' && !first && i+1 < len(p) && p[i+1] != ']':
+			hi := p[i+1]
+			if hi == '\\' && i+2 < len(p) {
+				hi = p[i+2]
+				i++
+			}
+			if prev == 0 || hi < prev || prev <= '/' && '/' <= hi && !negated || hi >= 0x80 {
+				return "", 0, false
+			}
+			b.WriteByte('-')
+			b.WriteString(regexp.QuoteMeta(string(hi)))
+			i++
+			prev = 0
+		default:
+			if c == '\\' && i+1 < len(p) {
+				i++
+				c = p[i]
+			}
+			if c >= 0x80 || c == '/' {
+				return "", 0, false
+			}
+			b.WriteString(classByte(c))
+			prev = c
+		}
+		first = false
+	}
+	return "", 0, false
+}
+
+// classByte writes one byte for inside a regular expression class.
+func classByte(c byte) string {
+	if strings.IndexByte(`\]^-[`, c) >= 0 {
+		return `\` + string(c)
+	}
+	return string(c)
+}
+
+// Match reports whether rel (a path relative to the top of the work tree,
+// below r.Base) is ignored by these rules: the last pattern that matches
+// decides; matched is false when none does.
+func (r *Rules) Match(rel string, dir bool) (ignored, matched bool) {
+	sub := rel
+	if r.Base != "" {
+		var ok bool
+		if sub, ok = strings.CutPrefix(rel, r.Base+"/"); !ok {
+			return false, false
+		}
+	}
+	name := sub[strings.LastIndexByte(sub, '/')+1:]
+	for i := len(r.patterns) - 1; i >= 0; i-- {
+		p := &r.patterns[i]
+		if p.dirOnly && !dir {
+			continue
+		}
+		hit := p.always
+		if p.re != nil {
+			if p.basename {
+				hit = p.re.MatchString(name)
+			} else {
+				hit = p.re.MatchString(sub)
+			}
+		}
+		if hit {
+			return !p.negate, true
+		}
+	}
+	return false, false
+}
+
+// Stack is the ignore files that apply to a path, most important first:
+// the .gitignore files from the path's own directory up to the top, then
+// $GIT_DIR/info/exclude, then core.excludesFile.
+type Stack []*Rules
+
+// Ignored reports whether git takes rel as ignored, judging rel alone (not
+// its parent directories, which the caller checks on the way down: git
+// never looks inside an ignored directory).
+func (s Stack) Ignored(rel string, dir bool) bool {
+	for _, r := range s {
+		if ignored, matched := r.Match(rel, dir); matched {
+			return ignored
+		}
+	}
+	return false
+}
+
+// ErrTooMany is returned by Walk when the tree holds more entries than it
+// was allowed to look at.
+var ErrTooMany = errors.New("more files than the gate looks at")
+
+// Walk calls fn, in no set order, with the path relative to top of every
+// regular file below dir that git's ignore rules leave for `git add` to
+// stage: top is the work tree's top, dir a directory in it, and global the
+// rules of info/exclude and core.excludesFile. With all, ignore rules are
+// not applied (git add --force). Like git it never enters .git, nor a
+// directory given by a symbolic link, nor an ignored directory; it reads
+// a .gitignore only when it is a regular file. fn returns false to stop.
+// Walk gives up with ErrTooMany after looking at max entries.
+func Walk(top, dir string, global Stack, all bool, max int, fn func(rel string) bool) error {
+	w := walker{top: top, all: all, left: max, fn: fn}
+	rel, ok := relTo(top, dir)
+	if !ok {
+		return nil
+	}
+	stack := append(Stack(nil), global...)
+	if !all {
+		stack = w.push(stack, "")
+		if rel != "" {
+			parts := strings.Split(rel, "/")
+			for i := range parts {
+				p := strings.Join(parts[:i+1], "/")
+				if parts[i] == ".git" || stack.Ignored(p, true) {
+					return nil
+				}
+				stack = w.push(stack, p)
+			}
+		}
+	}
+	_, err := w.dir(rel, stack)
+	return err
+}
+
+type walker struct {
+	top  string
+	all  bool
+	left int
+	fn   func(rel string) bool
+}
+
+// push puts the .gitignore of directory rel in front of the stack.
+func (w *walker) push(stack Stack, rel string) Stack {
+	p := w.abs(rel) + "/.gitignore"
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxIgnoreFile {
+		return stack
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return stack
+	}
+	return append(Stack{Parse(rel, data)}, stack...)
+}
+
+// maxIgnoreFile bounds the .gitignore read: a larger one (git reads it)
+// is left out, which can only make more files count as staged.
+const maxIgnoreFile = 1 << 20
+
+func (w *walker) abs(rel string) string {
+	if rel == "" {
+		return w.top
+	}
+	return w.top + "/" + rel
+}
+
+// dir walks directory rel; more is false once fn asked to stop.
+func (w *walker) dir(rel string, stack Stack) (more bool, err error) {
+	entries, err := os.ReadDir(w.abs(rel))
+	if err != nil {
+		return true, nil // git cannot stage what it cannot read either
+	}
+	for _, e := range entries {
+		if w.left--; w.left < 0 {
+			return false, ErrTooMany
+		}
+		name := e.Name()
+		if name == ".git" {
+			continue
+		}
+		p := name
+		if rel != "" {
+			p = rel + "/" + name
+		}
+		switch t := e.Type(); {
+		case t.IsDir():
+			if !w.all && stack.Ignored(p, true) {
+				continue
+			}
+			inner := stack
+			if !w.all {
+				inner = w.push(stack, p)
+			}
+			if more, err := w.dir(p, inner); !more || err != nil {
+				return more, err
+			}
+		case t.IsRegular():
+			if !w.all && stack.Ignored(p, false) {
+				continue
+			}
+			if !w.fn(p) {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
+
+// relTo is p relative to top ("" for top itself); ok is false when p
+// lies outside it.
+func relTo(top, p string) (string, bool) {
+	if p == top {
+		return "", true
+	}
+	rel, ok := strings.CutPrefix(p, top+"/")
+	return rel, ok && rel != ""
+}
