@@ -165,7 +165,7 @@ func TestTUIKeys(t *testing.T) {
 
 			// S in the list: per day.
 			ts.Keys("S")
-			ts.WaitScreen("Stats per day", base.Format("2006-01-02"))
+			ts.WaitScreen("Stats per day", base.UTC().Format("2006-01-02")) // the TUI runs with TZ=UTC
 			ts.Keys("Escape")
 			waitWithout(t, ts, "Stats per day")
 			ts.Keys("q")

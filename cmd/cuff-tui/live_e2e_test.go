@@ -83,7 +83,7 @@ func rowOf(t *testing.T, screen, text string) string {
 func TestTUILiveIsRealSignals(t *testing.T) {
 	for _, size := range e2eSizes {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			lastYear := time.Date(time.Now().Year()-1, 2, 3, 10, 0, 0, 0, time.UTC)
+			lastYear := time.Date(time.Now().UTC().Year()-1, 2, 3, 10, 0, 0, 0, time.UTC) // the TUI runs with TZ=UTC
 			p := listProject(t, fakeSession{id: sessionID(1), title: "a finished recording", started: time.Now().Add(-time.Minute)})
 			p.home = t.TempDir()
 			copied := "1b3c8a52-1111-4222-8333-444455556601"
