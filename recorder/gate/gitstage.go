@@ -11,6 +11,7 @@ import (
 
 	"github.com/cuff-dev/cuff/recorder/gate/internal/gitignore"
 	"github.com/cuff-dev/cuff/recorder/gate/internal/gitindex"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Staging an untracked file copies its contents into git's object store,
@@ -170,6 +171,10 @@ func (c *call) stages(s staging) {
 	if len(roots) == 0 {
 		return
 	}
+	unsure := !s.force && c.a.ignoresMayChange(c.cx.stmt)
+	if unsure {
+		s.force = true // what git ignores then is not what it ignores now
+	}
 	var global gitignore.Stack
 	if !s.force {
 		global = c.a.g.excludeRules(common)
@@ -194,7 +199,10 @@ func (c *call) stages(s staging) {
 		switch {
 		case found != "":
 			how := "untracked and not ignored"
-			if s.force {
+			switch {
+			case unsure:
+				how = "untracked; another command of this line may change what git ignores before " + s.what + " runs"
+			case s.force:
 				how = "untracked; --force stages it even if ignored"
 			}
 			c.secretRead(s.what + " stages " + found + " (" + how + "), a credential file, which git diff --cached, git show or git stash show -p then print")
@@ -321,4 +329,92 @@ func ignoreFile(p string) *gitignore.Rules {
 		return nil
 	}
 	return gitignore.Parse("", data)
+}
+
+// ignoresMayChange reports whether another command of this command line
+// may change what git ignores (a .gitignore, git's configuration, the
+// environment) before the git command of statement st reads it: any
+// command that runs before it, or alongside it (a pipeline, a background
+// job, a substitution), other than a few that change no file. A line that
+// wrote a file before it counts too, and so does a script inside a script,
+// whose outer line the gate does not look back on.
+func (a *analysis) ignoresMayChange(st *syntax.Stmt) bool {
+	if len(a.written) > 0 || a.depth > 0 {
+		return true
+	}
+	self := -1
+	for i := range a.sites {
+		if a.sites[i].stmt == st && a.sites[i].kind == siteCall {
+			self = i
+			break
+		}
+	}
+	if self < 0 {
+		return len(a.sites) > 1
+	}
+	alongside := concurrent(a.sites[self].scopes)
+	for j := range a.sites {
+		s := &a.sites[j]
+		if j == self || changesNoFile(s) {
+			continue
+		}
+		if j < self || alongside || concurrent(s.scopes) {
+			return true
+		}
+	}
+	return false
+}
+
+// concurrent reports whether a site in these child shells may run before
+// or alongside the commands around it: in a pipeline, a background job,
+// or a substitution (which runs before the command whose words hold it).
+func concurrent(scopes []syntax.Node) bool {
+	for _, n := range scopes {
+		switch n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.Stmt:
+			return true
+		}
+	}
+	return false
+}
+
+// changesNoFile reports a simple command known to change no file: cd, a
+// print, a read, git status/diff/log/show, with no redirection other than
+// reading a file, a here-document or /dev/null.
+func changesNoFile(s *site) bool {
+	if s.kind != siteCall || s.call == nil || len(s.call.Assigns) > 0 || len(s.call.Args) == 0 {
+		return false
+	}
+	for _, r := range s.stmt.Redirs {
+		switch r.Op {
+		case syntax.RdrIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		case syntax.DplOut, syntax.DplIn:
+			if w := r.Word.Lit(); w != "1" && w != "2" && w != "-" {
+				return false
+			}
+		default:
+			if r.Word.Lit() != "/dev/null" {
+				return false
+			}
+		}
+	}
+	switch s.call.Args[0].Lit() {
+	case "cd", "pushd", "popd", "pwd", "true", "false", ":", "echo", "printf", "cat", "ls", "head", "tail", "wc",
+		"sleep", "date", "test", "[", "which", "type":
+		return true
+	case "git":
+		if len(s.call.Args) < 2 {
+			return false
+		}
+		for _, w := range s.call.Args[2:] {
+			if strings.Contains(w.Lit(), "output") || w.Lit() == "-o" || w.Lit() == "" {
+				return false // writes a file, or a word only known at run time
+			}
+		}
+		switch s.call.Args[1].Lit() {
+		case "status", "diff", "log", "show", "rev-parse", "ls-files", "shortlog", "describe", "blame":
+			return true
+		}
+	}
+	return false
 }

@@ -197,3 +197,38 @@ func BenchmarkDecideGitAddAll(b *testing.B) {
 		}
 	}
 }
+
+// TestStagingAfterTheLineChangedWhatGitIgnores: .env is ignored when the
+// gate decides, but an earlier command of the same line (or one running
+// alongside) un-ignores it before git add reads .gitignore. Then the
+// ignore rules cannot be trusted; commands that change no file, and
+// anything after a git add that runs in the foreground, leave them be.
+func TestStagingAfterTheLineChangedWhatGitIgnores(t *testing.T) {
+	r := newStagingRepo(t, map[string]string{"ws/.env": "TOKEN=x\n", "ws/.gitignore": ".env\n", "ws/src/a.go": "package a\n"})
+	for _, c := range []struct {
+		cmd  string
+		want Verdict
+	}{
+		{"echo '!.env' >> .gitignore && git add -A", VerdictAsk},
+		{"sed -i /env/d .gitignore; git add -A", VerdictAsk},
+		{"rm .gitignore; git add .", VerdictAsk},
+		{"git checkout HEAD -- .gitignore && git add -A", VerdictAsk},
+		{"git stash && git add -A", VerdictAsk},
+		{"git add -A & echo '!.env' >> .gitignore", VerdictAsk},
+		{"git add -A | (echo '!.env' >> .gitignore)", VerdictAsk},
+		{"git add -A $(rm .gitignore)", VerdictAsk},
+		{"git add -A 2> .gitignore", VerdictAsk},
+		{"export GIT_DIR=.git; git add -A", VerdictAsk},
+		{"bash -c 'git add -A'", VerdictAsk},
+		// Everyday: nothing before it changes a file.
+		{"git add -A", VerdictAllow},
+		{"cd src && git add .", VerdictAllow},
+		{"git status && git add -A && git commit -m 'x'", VerdictAllow},
+		{"git add -A 2>/dev/null; git diff --cached --stat", VerdictAllow},
+		{"git add -A && git commit -m \"$(cat <<'EOF'\nAdd a feature | with & signs\n\nDetails.\nEOF\n)\"", VerdictAllow},
+	} {
+		if res := r.g.Decide(t.Context(), c.cmd, Input{Sandboxed: true}); res.Verdict != c.want {
+			t.Errorf("%q: %s, want %s: %v", c.cmd, res.Verdict, c.want, res.Reasons)
+		}
+	}
+}

@@ -42,6 +42,9 @@ type analysis struct {
 	// hooksSeen caches the hooks directories of the repositories looked
 	// up, by the directory they were looked up from.
 	hooksSeen map[string]string
+	// sites are the sites of the script being classified (the innermost
+	// one, for scripts inside scripts).
+	sites []site
 
 	// Reused between command lines (the analysis is pooled by the Gate):
 	// storage for the first commands, one collector per nesting level of
@@ -234,11 +237,14 @@ func (a *analysis) run(src string, f *syntax.File) {
 	}
 	col := a.cols[a.level]
 	a.level++
+	outerSites := a.sites
 	defer func() {
 		a.level--
 		col.reset()
+		a.sites = outerSites
 	}()
 	sites := col.collect(src, f)
+	a.sites = sites
 	for _, fc := range col.fors {
 		a.loopSecrets(src, fc.Loop.(*syntax.WordIter))
 	}

@@ -399,8 +399,8 @@ func (c *call) secretReads() {
 		skip = firstOperand(c.args) // the subcommand, not a file
 	}
 	for i, x := range c.args {
-		if i == skip {
-			continue
+		if i == skip || i > 0 && c.name == "git" && (c.args[i-1].val == "-m" || c.args[i-1].val == "--message") {
+			continue // git's -m takes a message, never a file's name
 		}
 		v := x.val
 		if strings.ContainsAny(v, " \t\n") && !strings.Contains(v, "/") && !x.dyn {
