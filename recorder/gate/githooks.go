@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 )
@@ -65,7 +66,7 @@ func (a *analysis) runsHook(dir, sub string) (string, bool) {
 	}
 	for _, h := range names {
 		var st unix.Stat_t
-		if unix.Stat(hooks+"/"+h, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Mode&0o111 != 0 {
+		if a.statIn(hooks, h, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Mode&0o111 != 0 {
 			return h, true
 		}
 	}
@@ -170,7 +171,7 @@ func (a *analysis) repoAround(dir string) (top, gitDir, common string) {
 	common = gitDir
 	if gitDir == top+"/.git" {
 		// A repository's own .git: its common directory is itself.
-	} else if b, err := os.ReadFile(gitDir + "/commondir"); err == nil {
+	} else if b, err := readFile(gitDir + "/commondir"); err == nil {
 		c := strings.TrimSpace(string(b))
 		if !path.IsAbs(c) {
 			c = gitDir + "/" + c
@@ -183,7 +184,7 @@ func (a *analysis) repoAround(dir string) (top, gitDir, common string) {
 // gitFileTarget reads the "gitdir: DIR" of a .git file (a worktree or a
 // submodule).
 func gitFileTarget(top string) string {
-	b, err := os.ReadFile(top + "/.git")
+	b, err := readFile(top + "/.git")
 	if err != nil {
 		return ""
 	}
@@ -202,11 +203,11 @@ func gitFileTarget(top string) string {
 // configuration file sets it, or "" when it does not (or the file cannot
 // be read).
 func coreKeyIn(file, key string) string {
-	b, err := os.ReadFile(file)
+	b, err := readFile(file)
 	if err != nil {
 		return ""
 	}
-	if !bytes.Contains(bytes.ToLower(b), []byte(key)) {
+	if !containsFoldASCII(b, key) {
 		return ""
 	}
 	section := ""
@@ -223,4 +224,33 @@ func coreKeyIn(file, key string) string {
 		}
 	}
 	return ""
+}
+
+// containsFoldASCII reports whether bytes.Contains(bytes.ToLower(b), word)
+// for a lower-case ASCII word, without making the lower-case copy when b
+// is ASCII (beyond it, a letter such as the Kelvin sign lowers to k).
+func containsFoldASCII(b []byte, word string) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return bytes.Contains(bytes.ToLower(b), []byte(word))
+		}
+	}
+	for i := 0; i+len(word) <= len(b); i++ {
+		j := 0
+		for j < len(word) && lowerASCII(b[i+j]) == word[j] {
+			j++
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerASCII is c in lower case when it is an ASCII capital.
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }

@@ -1,13 +1,15 @@
 package gate
 
 import (
-	"io"
+	"bytes"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 )
@@ -32,11 +34,11 @@ func (c *call) goToolchainSwitch() string {
 		}
 	}
 	for _, name := range [...]string{"go.work", "go.mod"} {
-		file := findUp(dir, name)
+		file := c.a.findUp(dir, name)
 		if file == "" {
 			continue
 		}
-		for _, want := range goVersionsIn(file) {
+		for _, want := range c.a.goVersionsIn(file) {
 			if want == "default" || want == "local" {
 				continue
 			}
@@ -56,10 +58,10 @@ func (c *call) goToolchainSwitch() string {
 }
 
 // findUp is the path of name in dir or the nearest parent holding it, or "".
-func findUp(dir, name string) string {
+func (a *analysis) findUp(dir, name string) string {
 	for i, d := 0, path.Clean(dir); i < maxGitUp; i++ {
 		var st unix.Stat_t // not os.Stat, which allocates what it returns
-		if unix.Stat(d+"/"+name, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+		if a.statIn(d, name, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
 			return d + "/" + name
 		}
 		if d == "/" || d == "." || d == "" {
@@ -78,27 +80,55 @@ const maxGoModBytes = 16 << 20
 // goVersionsIn returns the values of the go and toolchain lines of a
 // go.mod or go.work file. Every line is read, however long (go reads a
 // toolchain line after a 70 KB comment line too).
-func goVersionsIn(file string) []string {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxGoModBytes+1))
+func (a *analysis) goVersionsIn(file string) []string {
+	data, err := readFileInto(file, a.fileBuf[:0], maxGoModBytes)
+	defer func() { a.fileBuf = keepScratch(data) }()
 	if err != nil {
 		return nil
 	}
 	if len(data) > maxGoModBytes {
 		return []string{"(unknown: the file is larger than 16 MiB)"}
 	}
+	return goVersionLines(data)
+}
+
+// goVersionLines returns the values of the go and toolchain lines of the
+// text of a go.mod or go.work file.
+func goVersionLines(data []byte) []string {
 	var out []string
-	for line := range strings.Lines(string(data)) {
-		fields := strings.Fields(line)
-		if len(fields) >= 2 && (fields[0] == "go" || fields[0] == "toolchain") {
-			out = append(out, strings.Trim(fields[1], `"`))
+	for line := range bytes.Lines(data) {
+		// The first two fields, as strings.Fields would split them.
+		f0, rest := firstField(line)
+		if string(f0) != "go" && string(f0) != "toolchain" {
+			continue
+		}
+		if f1, _ := firstField(rest); len(f1) > 0 {
+			out = append(out, strings.Trim(string(f1), `"`))
 		}
 	}
 	return out
+}
+
+// firstField is the first field of b as strings.Fields splits it (at
+// Unicode white space), and what follows it.
+func firstField(b []byte) (field, rest []byte) {
+	i := 0
+	for i < len(b) {
+		r, n := utf8.DecodeRune(b[i:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		i += n
+	}
+	j := i
+	for j < len(b) {
+		r, n := utf8.DecodeRune(b[j:])
+		if unicode.IsSpace(r) {
+			break
+		}
+		j += n
+	}
+	return b[i:j], b[j:]
 }
 
 // plainGoVersion reports a release version such as 1.22, 1.22.3 or

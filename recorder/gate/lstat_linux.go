@@ -17,9 +17,24 @@ func (a *analysis) lstatPath(p string, st *unix.Stat_t) error {
 		return unix.EINVAL
 	}
 	a.cpath = append(append(a.cpath[:0], p...), 0)
+	return a.fstatat(st, unix.AT_SYMLINK_NOFOLLOW)
+}
+
+// statIn is stat(2) of dir + "/" + name into st (links followed), the
+// path made a C string as lstatPath makes it.
+func (a *analysis) statIn(dir, name string, st *unix.Stat_t) error {
+	if strings.IndexByte(dir, 0) >= 0 || strings.IndexByte(name, 0) >= 0 {
+		return unix.EINVAL
+	}
+	a.cpath = append(append(append(append(a.cpath[:0], dir...), '/'), name...), 0)
+	return a.fstatat(st, 0)
+}
+
+// fstatat is fstatat(2) of the C string in a.cpath.
+func (a *analysis) fstatat(st *unix.Stat_t, flags int) error {
 	dirfd := unix.AT_FDCWD
 	_, _, errno := unix.Syscall6(unix.SYS_NEWFSTATAT, uintptr(dirfd), uintptr(unsafe.Pointer(&a.cpath[0])),
-		uintptr(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW, 0, 0)
+		uintptr(unsafe.Pointer(st)), uintptr(flags), 0, 0)
 	if errno != 0 {
 		return errno
 	}

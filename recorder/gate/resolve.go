@@ -2,7 +2,6 @@ package gate
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -224,8 +223,8 @@ func (a *analysis) expand(x arg) (matches []string, ok bool) {
 			case !strings.ContainsAny(part, "*?["):
 				next = append(next, strings.TrimSuffix(d, "/")+"/"+part)
 			default:
-				entries, err := os.ReadDir(a.placeAbs(d, true).real)
-				if err != nil {
+				entries, ok := a.readDir(a.placeAbs(d, true).real)
+				if !ok {
 					continue
 				}
 				looked += len(entries)
@@ -234,14 +233,14 @@ func (a *analysis) expand(x arg) (matches []string, ok bool) {
 				}
 				pat := strings.ReplaceAll(part, "[!", "[^")
 				for _, e := range entries {
-					if strings.HasPrefix(e.Name(), ".") && !strings.HasPrefix(part, ".") {
+					if strings.HasPrefix(e.name, ".") && !strings.HasPrefix(part, ".") {
 						continue // as the shell: * does not match a leading dot
 					}
-					if m, err := path.Match(pat, e.Name()); m || err != nil {
-						if i < len(parts)-1 && !e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
+					if m, err := path.Match(pat, e.name); m || err != nil {
+						if i < len(parts)-1 && !e.dir && !e.link {
 							continue
 						}
-						next = append(next, strings.TrimSuffix(d, "/")+"/"+e.Name())
+						next = append(next, strings.TrimSuffix(d, "/")+"/"+e.name)
 					}
 				}
 			}

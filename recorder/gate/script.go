@@ -45,6 +45,8 @@ type analysis struct {
 	// sites are the sites of the script being classified (the innermost
 	// one, for scripts inside scripts).
 	sites []site
+	// dirs holds the directories listed for this command line (readDir).
+	dirs map[string]dirListing
 
 	// Reused between command lines (the analysis is pooled by the Gate):
 	// storage for the first commands, one collector per nesting level of
@@ -63,6 +65,9 @@ type analysis struct {
 	usedPlain int
 	// cpath holds the path being looked up as a C string (lstatPath).
 	cpath []byte
+	// dirBuf, nameBuf and fileBuf are scratch space for reading
+	// directories and small files (readDir, readFileInto).
+	dirBuf, nameBuf, fileBuf []byte
 	// args backs the words of the line's commands (analysis.words).
 	args []arg
 }
@@ -88,6 +93,7 @@ func (a *analysis) reset(g *Gate) {
 	clear(a.secretVars)
 	clear(a.seen)
 	clear(a.places)
+	clear(a.dirs)
 }
 
 // siteKind is what kind of place a command comes from.

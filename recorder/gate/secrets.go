@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"os"
 	"path"
 	"regexp"
 	"strings"
@@ -173,13 +172,13 @@ func (a *analysis) containsSecrets(p string, hidden, list bool) string {
 	if !list {
 		return ""
 	}
-	entries, err := os.ReadDir(p)
-	if err != nil || len(entries) > maxGlobEntries {
+	entries, ok := a.readDir(p)
+	if !ok || len(entries) > maxGlobEntries {
 		return ""
 	}
 	for _, e := range entries {
-		if (hidden || !strings.HasPrefix(e.Name(), ".")) && !e.IsDir() && secretName(e.Name()) {
-			return p + "/" + e.Name() + " holds credentials"
+		if (hidden || !strings.HasPrefix(e.name, ".")) && !e.dir && secretName(e.name) {
+			return p + "/" + e.name + " holds credentials"
 		}
 	}
 	return ""

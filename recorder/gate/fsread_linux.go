@@ -1,0 +1,98 @@
+//go:build linux
+
+package gate
+
+import (
+	"encoding/binary"
+
+	"golang.org/x/sys/unix"
+)
+
+// listDir reads the directory p with getdents64 into the analysis's
+// buffer: the names land in one string, and the types come from the
+// entries themselves (an entry of unknown type is looked up, as
+// os.ReadDir does). Opened with O_DIRECTORY, anything else than a
+// directory fails at once (os.ReadDir would block opening a FIFO).
+func (a *analysis) listDir(p string) ([]dirEntry, error) {
+	fd, err := openRetry(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	if cap(a.dirBuf) < 8192 {
+		a.dirBuf = make([]byte, 8192)
+	}
+	buf := a.dirBuf[:cap(a.dirBuf)]
+	type raw struct {
+		start, end int // in names
+		typ        byte
+	}
+	var rawBuf [64]raw
+	raws := rawBuf[:0]
+	names := a.nameBuf[:0]
+	defer func() { a.nameBuf = keepScratch(names) }()
+read:
+	for len(raws) < maxDirEntries {
+		n, err := unix.ReadDirent(fd, buf)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return nil, err
+		case n == 0:
+			break read
+		}
+		// struct linux_dirent64: d_ino u64, d_off s64, d_reclen u16,
+		// d_type u8, d_name (NUL-terminated).
+		for b := buf[:n]; len(b) >= 19 && len(raws) < maxDirEntries; {
+			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+			if reclen < 19 || reclen > len(b) {
+				break
+			}
+			typ, name := b[18], b[19:reclen]
+			b = b[reclen:]
+			for i, c := range name {
+				if c == 0 {
+					name = name[:i]
+					break
+				}
+			}
+			if string(name) == "." || string(name) == ".." {
+				continue
+			}
+			start := len(names)
+			names = append(names, name...)
+			raws = append(raws, raw{start, len(names), typ})
+		}
+	}
+	if len(raws) == 0 {
+		return nil, nil
+	}
+	all := string(names)
+	entries := make([]dirEntry, 0, len(raws))
+	for _, r := range raws {
+		e := dirEntry{name: all[r.start:r.end]}
+		typ := r.typ
+		if typ == unix.DT_UNKNOWN {
+			// The filesystem does not say: look, as os.ReadDir does
+			// (skipping a name gone meanwhile).
+			var st unix.Stat_t
+			switch err := unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); {
+			case err == unix.ENOENT:
+				continue
+			case err != nil:
+				return nil, err
+			}
+			switch st.Mode & unix.S_IFMT {
+			case unix.S_IFDIR:
+				typ = unix.DT_DIR
+			case unix.S_IFLNK:
+				typ = unix.DT_LNK
+			}
+		}
+		e.dir, e.link = typ == unix.DT_DIR, typ == unix.DT_LNK
+		entries = append(entries, e)
+	}
+	sortEntries(entries)
+	return entries, nil
+}
