@@ -11,24 +11,34 @@ import (
 const maxPlainParts = 64
 
 // plainPart is one run of a plain word: plain bytes, or quoted text (the
-// quotes included).
+// quotes included); or an operator between commands.
 type plainPart struct {
-	kind       byte // 'a' plain bytes, '\'' or '"' quoted
+	kind       byte // 'a' plain bytes, '\'' or '"' quoted, 'o' an operator
+	op         byte // of an operator: '|', '&' (&&), 'o' (||) or ';'
 	start, end int  // src[start:end]
 	first      bool // it starts a word
 }
 
+// plainCounts counts what a plain line's tree is made of.
+type plainCounts struct {
+	words, lits, quotes int
+	cmds                int // simple commands
+	bins                int // | && || operators
+}
+
 // plainLine is the syntax tree mvdan.cc/sh's parser gives for a command
-// line of plain words only (git status, go test ./..., grep -rn 'TODO'
-// src, ls ~/src/*.go): one simple command whose words hold letters,
-// digits and _ . / , : @ % + = - ^ and the pattern and tilde characters
-// * ? ~ (the parser keeps them in a literal: the gate expands them itself),
-// and single- or double-quoted text, separated by blanks. Most lines an agent runs are such, and building their tree
-// directly skips the parser's start-up, which costs more than the rest of
-// their classification. ok is false for every other line: expansions,
-// escapes, operators, redirections, keywords, declarations, assignments,
-// comments and newlines all go to the parser. A fuzz test holds the tree
-// equal to the parser's (FuzzPlainLineMatchesParser).
+// line of plain commands (git status, go test ./..., grep -rn 'TODO'
+// src, ls ~/src/*.go, git diff | head -50, cd web && npm test): simple
+// commands whose words hold letters, digits and _ . / , : @ % + = - ^ and
+// the pattern and tilde characters * ? ~ (the parser keeps them in a
+// literal: the gate expands them itself), and single- or double-quoted
+// text, separated by blanks, joined by | && || and ; (and a last ;). Most
+// lines an agent runs are such, and building their tree directly skips
+// the parser's start-up, which costs more than the rest of their
+// classification. ok is false for every other line: expansions, escapes,
+// other operators (& |& ;;), redirections, keywords, declarations,
+// assignments, comments and newlines all go to the parser. A fuzz test
+// holds the tree equal to the parser's (FuzzPlainLineMatchesParser).
 func plainLine(src string) (f *syntax.File, ok bool) { return new(plainTree).build(src) }
 
 // plainTree holds the nodes of one plain line's tree; an analysis keeps a
@@ -36,9 +46,10 @@ func plainLine(src string) (f *syntax.File, ok bool) { return new(plainTree).bui
 // a plain line costs no allocation once they have grown to its size.
 type plainTree struct {
 	file   syntax.File
-	stmt   syntax.Stmt
-	call   syntax.CallExpr
-	stmts  [1]*syntax.Stmt
+	top    []*syntax.Stmt
+	stmts  []syntax.Stmt
+	calls  []syntax.CallExpr
+	bins   []syntax.BinaryCmd
 	ws     []plainWord
 	args   []*syntax.Word
 	lits   []syntax.Lit
@@ -62,19 +73,78 @@ type plainQuote struct {
 // build makes src's tree in t (plainLine), replacing what t held.
 func (t *plainTree) build(src string) (f *syntax.File, ok bool) {
 	var buf [maxPlainParts]plainPart
-	parts, words, lits, quotes, ok := plainParts(src, buf[:0])
-	if !ok || words == 0 {
+	parts, n, ok := plainParts(src, buf[:0])
+	if !ok || n.words == 0 {
 		return nil, false
 	}
-	ws := grown(t.ws, words)
-	args := grown(t.args, words)
-	litBuf := grown(t.lits, lits)
-	quoted := grown(t.quoted, quotes)
-	t.ws, t.args, t.lits, t.quoted = ws, args, litBuf, quoted
+	ws := grown(t.ws, n.words)
+	args := grown(t.args, n.words)
+	litBuf := grown(t.lits, n.lits)
+	quoted := grown(t.quoted, n.quotes)
+	stmts := grown(t.stmts, n.cmds+n.bins)
+	calls := grown(t.calls, n.cmds)
+	bins := grown(t.bins, n.bins)
+	t.ws, t.args, t.lits, t.quoted, t.stmts, t.calls, t.bins = ws, args, litBuf, quoted, stmts, calls, bins
+	t.top = t.top[:0]
 	w, l, k := -1, 0, 0
+	// The commands are joined as the parser joins them: a pipeline binds
+	// tighter than && and ||, and both group from the left.
+	var pipe, chain *syntax.Stmt // the pipeline and the && || list so far
+	var chainOp syntax.BinCmdOperator
+	var pipePos, chainPos syntax.Pos
+	used, binsUsed, cmdStart := 0, 0, 0
+	join := func(op syntax.BinCmdOperator, pos syntax.Pos, x, y *syntax.Stmt) *syntax.Stmt {
+		b := &bins[binsUsed]
+		binsUsed++
+		*b = syntax.BinaryCmd{OpPos: pos, Op: op, X: x, Y: y}
+		s := &stmts[used]
+		used++
+		*s = syntax.Stmt{Position: x.Position, Cmd: b}
+		return s
+	}
+	endCmd := func() {
+		c := &calls[used-binsUsed]
+		*c = syntax.CallExpr{Args: args[cmdStart : w+1 : w+1]}
+		s := &stmts[used]
+		used++
+		*s = syntax.Stmt{Cmd: c, Position: args[cmdStart].Pos()}
+		cmdStart = w + 1
+		if pipe == nil {
+			pipe = s
+		} else {
+			pipe = join(syntax.Pipe, pipePos, pipe, s)
+		}
+	}
+	endPipe := func() {
+		if chain == nil {
+			chain = pipe
+		} else {
+			chain = join(chainOp, chainPos, chain, pipe)
+		}
+		pipe = nil
+	}
 	for _, p := range parts {
 		var part syntax.WordPart
 		switch p.kind {
+		case 'o':
+			endCmd()
+			pos := linePos(p.start)
+			switch p.op {
+			case '|':
+				pipePos = pos
+			case ';':
+				endPipe()
+				chain.Semicolon = pos
+				t.top = append(t.top, chain)
+				chain = nil
+			default:
+				endPipe()
+				chainOp, chainPos = syntax.AndStmt, pos
+				if p.op == 'o' {
+					chainOp = syntax.OrStmt
+				}
+			}
+			continue
 		case 'a':
 			litBuf[l] = syntax.Lit{ValuePos: linePos(p.start), ValueEnd: linePos(p.end), Value: src[p.start:p.end]}
 			part = &litBuf[l]
@@ -108,10 +178,16 @@ func (t *plainTree) build(src string) (f *syntax.File, ok bool) {
 		}
 		ws[w].word.Parts = append(ws[w].word.Parts, part)
 	}
-	t.call = syntax.CallExpr{Args: args}
-	t.stmt = syntax.Stmt{Cmd: &t.call, Position: args[0].Pos()}
-	t.stmts[0] = &t.stmt
-	t.file = syntax.File{Stmts: t.stmts[:]}
+	if cmdStart <= w {
+		endCmd()
+	}
+	if pipe != nil {
+		endPipe()
+	}
+	if chain != nil {
+		t.top = append(t.top, chain)
+	}
+	t.file = syntax.File{Stmts: t.top}
 	return &t.file, true
 }
 
@@ -123,20 +199,26 @@ func grown[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// plainParts splits a plain line into its parts, appended to buf; words
-// counts the words and lits the literals (plain runs and the text of
-// non-empty double quotes), quotes the quoted parts. ok is false for a
-// line that is not plain.
-func plainParts(src string, buf []plainPart) (parts []plainPart, words, lits, quotes int, ok bool) {
+// plainParts splits a plain line into its parts, appended to buf, and
+// counts them. ok is false for a line that is not plain.
+func plainParts(src string, buf []plainPart) (parts []plainPart, n plainCounts, ok bool) {
 	parts = buf
 	wordStart := -1
+	cmdWords := 0 // words of the command being read
+	lastOp := byte(0)
+	// endWord ends the word being read: the first of a command must be
+	// one the parser takes as a command name.
+	endWord := func(i int) bool {
+		ok := wordStart < 0 || cmdWords != 1 || plainCommandName(src[wordStart:i])
+		wordStart = -1
+		return ok
+	}
 	for i := 0; i < len(src); {
 		c := src[i]
 		if c == ' ' || c == '\t' {
-			if wordStart >= 0 && !plainCommandName(src[wordStart:i]) && words == 1 {
-				return nil, 0, 0, 0, false
+			if !endWord(i) {
+				return nil, n, false
 			}
-			wordStart = -1
 			i++
 			continue
 		}
@@ -146,40 +228,72 @@ func plainParts(src string, buf []plainPart) (parts []plainPart, words, lits, qu
 			for i < len(src) && plainByte(src[i]) {
 				i++
 			}
-			lits++
+			n.lits++
 		case c == '\'' || c == '"':
 			p.kind = c
 			j := i + 1
 			for ; j < len(src) && src[j] != c; j++ {
 				if b := src[j]; !quotedByte(b) || c == '"' && (b == '$' || b == '`' || b == '\\') {
-					return nil, 0, 0, 0, false
+					return nil, n, false
 				}
 			}
 			if j == len(src) {
-				return nil, 0, 0, 0, false
+				return nil, n, false
 			}
 			if c == '"' && j > i+1 {
-				lits++
+				n.lits++
 			}
-			quotes++
+			n.quotes++
 			i = j + 1
+		case c == '|' || c == '&' || c == ';':
+			if !endWord(i) || cmdWords == 0 {
+				return nil, n, false
+			}
+			var next byte
+			if i+1 < len(src) {
+				next = src[i+1]
+			}
+			p = plainPart{kind: 'o', op: c, start: i, end: i + 1}
+			switch {
+			case c == '|' && next == '|':
+				p.op, p.end = 'o', i+2
+			case c == '&' && next == '&':
+				p.end = i + 2
+			case c == '|' && next != '&', c == ';' && next != ';' && next != '&' && next != '|':
+			default:
+				return nil, n, false // & |& ;; ;& ;;& ;|
+			}
+			if p.op != ';' {
+				n.bins++
+			}
+			lastOp, cmdWords = p.op, 0
+			i = p.end
+			if len(parts) == cap(parts) {
+				return nil, n, false
+			}
+			parts = append(parts, p)
+			continue
 		default:
-			return nil, 0, 0, 0, false
+			return nil, n, false
 		}
 		p.end = i
 		if p.first {
 			wordStart = p.start
-			words++
+			if cmdWords == 0 {
+				n.cmds++
+			}
+			cmdWords++
+			n.words++
 		}
 		if len(parts) == cap(parts) {
-			return nil, 0, 0, 0, false
+			return nil, n, false
 		}
 		parts = append(parts, p)
 	}
-	if wordStart >= 0 && words == 1 && !plainCommandName(src[wordStart:]) {
-		return nil, 0, 0, 0, false
+	if !endWord(len(src)) || cmdWords == 0 && lastOp != ';' {
+		return nil, n, false
 	}
-	return parts, words, lits, quotes, true
+	return parts, n, true
 }
 
 // quotedByte reports the bytes taken inside quotes: printable ASCII and

@@ -54,7 +54,10 @@ func TestPlainLineMatchesTheParserOnTheCorpora(t *testing.T) {
 }
 
 func TestPlainLineLeavesTheRestToTheParser(t *testing.T) {
-	for _, src := range []string{"", "   ", "a=1 ls", "x=1", "ls >f", "ls;rm f", "ls && rm f", "ls | sh", "echo $HOME",
+	for _, src := range []string{"", "   ", "a=1 ls", "x=1", "ls >f", "echo $HOME",
+		"ls &", "ls & rm f", "ls |& cat", "ls ;; x", "ls ;& x", "ls ;;& x", "ls ;| x", "| ls", "ls |", "ls &&", "&& ls", "ls ||",
+		"ls; ;", "; ls", ";", "ls || | x", "ls ||| x", "ls &&& x", "ls | if x", "ls && time x", "ls || ! x", "ls; x=1", "ls | x=1 y",
+		"ls && declare x", "echo if | fi x", "a ; if", "ls;\nx", "ls && {", "ls | (x)", "ls&&&x", "ls 2>&1 | x", "ls | x > f", "ls && x #c",
 		`echo a\ b`, `echo "$x"`, "echo 'a", `echo "a`, `echo "a\"b"`, "echo $'a'", "echo 'a'$b", "echo {a,b}", "ls # c", "ls\nrm f", "if true", "time ls",
 		"export A=1", "declare -x A", "let a=1", "coproc ls", "function f", "ls &", "! ls", "(ls)", "echo a[1]", "echo `ls`",
 		"[[ -f x ]]", "ls !(x)", "ls *(a)", "ls ?(a)", "ls @(a)", "ls +(a)", "echo #", "! ls", "ls\x00", "echo é", "echo 'é'", "echo \"\xba\"", "echo 'a\rb'"} {
@@ -66,7 +69,9 @@ func TestPlainLineLeavesTheRestToTheParser(t *testing.T) {
 	for _, src := range []string{"git status", " go  test\t./... ", "ls -la src/", "echo if then fi", "cmd a=b c,d e:f g@h i%j k+l -",
 		"./gradlew test", "/usr/bin/env", "echo 'a'", `echo "a"`, `grep -rn 'TODO: x' src`, `git commit -m "fix: it"`,
 		`echo a'b'"c"d`, `echo '' ""`, `'ls' -l`, `"if" x`, `echo 'a"b' "c'd"`, `sed -n '1,80p' f`, "echo 'a\tb' \"c\td\"",
-		"echo ~", "ls *.go", "echo ?", "ls ~/x ~+ ~- ~u/y *? **/x", "a^b c^d", "~/bin/tool -x", "grep -r 'x' ~/src/*.go"} {
+		"echo ~", "ls *.go", "echo ?", "ls ~/x ~+ ~- ~u/y *? **/x", "a^b c^d", "~/bin/tool -x", "grep -r 'x' ~/src/*.go",
+		"ls;rm f", "ls && rm f", "ls | sh", "ls;", "ls ; ", "a|b|c", "a && b || c && d", "a | b && c | d || e | f; g | h", "a;b;c",
+		"git diff | head -100", "cd web && npm test", "x 'a|b' \"c && d\" | y", "echo if | x fi", "a | 'if' x"} {
 		if !checkPlainLine(t, reused, src) {
 			t.Errorf("plainLine left %q to the parser", src)
 		}
@@ -76,7 +81,8 @@ func TestPlainLineLeavesTheRestToTheParser(t *testing.T) {
 // FuzzPlainLineMatchesParser holds plainLine's tree equal to the parser's
 // for every line it takes.
 func FuzzPlainLineMatchesParser(f *testing.F) {
-	for _, s := range []string{"git status", "go test ./...", "a=b c", "ls -la\tsrc", "echo if", "x y=z", "", " - ", "@ % +", `a 'b' "c" d'e'"f"`, `x "" ''`, "ls ~/x *.go a?b ^c"} {
+	for _, s := range []string{"git status", "go test ./...", "a=b c", "ls -la\tsrc", "echo if", "x y=z", "", " - ", "@ % +", `a 'b' "c" d'e'"f"`, `x "" ''`, "ls ~/x *.go a?b ^c",
+		"a | b && c || d; e", "a;b", "a&&b|c", "a ;", "a |& b", "x|y=z", "a && b;; c", "a | b & c", "a || b |"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
@@ -84,6 +90,7 @@ func FuzzPlainLineMatchesParser(f *testing.F) {
 		// parts, as an analysis reuses it.
 		reused := new(plainTree)
 		reused.build(`x "a" 'b' c"d"e "" f g h i j k l m n o p`)
+		reused.build(`a | b && c 'd' || e "f"; g | h | i`)
 		checkPlainLine(t, reused, src)
 	})
 }
