@@ -130,9 +130,13 @@ func TestScriptsListWithoutPatternsSaysWhatDiscoveryFound(t *testing.T) {
 }
 
 func TestScriptsRunRecordsTheRunAndExitsWithTheScriptsCode(t *testing.T) {
+	// One session for all the runs: by default runs without a conversation
+	// go to the day's session, and runs on both sides of midnight to two.
 	dir := scriptProject(t, `scripts:
   patterns: ["scripts/*.sh"]
   environment: {CI: "true", PYTHONPATH: ./src}
+recording:
+  session_mode: continuous
 `, map[string]string{
 		"scripts/show.sh": "#!/bin/sh\n# Show things\necho \"args=$* CI=$CI PYTHONPATH=$PYTHONPATH LEVEL=$LEVEL\"\n",
 		"scripts/fail.sh": "#!/bin/sh\necho failing >&2\nexit 3\n",
