@@ -44,10 +44,17 @@ func TestTUISearchAcrossSessions(t *testing.T) {
 	s.WaitScreen("search:")
 	s.Tmux("send-keys", "-t", "e2e", "-l", "okapi")
 	s.Tmux("send-keys", "-t", "e2e", "Enter")
-	screen := s.WaitScreenFor(2*tmuxtest.ScreenWait, "1 hit for okapi")
-	if !strings.Contains(screen, "claude:"+id) || !strings.Contains(screen, "prompt") {
-		t.Fatalf("the hit does not say its session and kind:\n%s", screen)
-	}
+	s.WaitScreenFor(2*tmuxtest.ScreenWait, "1 hit for okapi")
+	// The status line is drawn above the hit: a frame read half drawn shows
+	// it without the hit, so the check waits for the hit's line.
+	s.WaitFor("the hit saying its session and kind", func(screen string) bool {
+		for _, l := range strings.Split(screen, "\n") {
+			if strings.Contains(l, "claude:"+id) && strings.Contains(l, "prompt") {
+				return true
+			}
+		}
+		return false
+	})
 	s.Tmux("send-keys", "-t", "e2e", "Enter")
 	// The header's title says it too: the hit is the timeline's line, and
 	// it is there once the older parts are loaded.
