@@ -196,7 +196,14 @@ func (c *call) listing(name string, args []arg) ([]arg, bool) {
 				}
 				roots = append(roots, x)
 			}
-			return under(roots, "*")
+			out, ok := under(roots, "*")
+			// Files the index tracks, unless untracked or ignored ones are
+			// asked for, or files outside any repository.
+			tracked := !ops.has("-o", "--others", "-i", "--ignored", "--no-index", "--untracked")
+			for i := range out {
+				out[i].tracked = tracked
+			}
+			return out, ok
 		}
 	case "rg", "ripgrep", "ag", "ack", "fd", "fdfind", "ls":
 		ops := scan(args, optSpec{short: "egtTmA", long: []string{"glob", "type", "max-count", "regexp", "type-add", "extension", "exclude"}})

@@ -329,6 +329,15 @@ func (c *call) feedsSecrets(inner, feed []arg) bool {
 		if !ok || !f.glob {
 			continue
 		}
+		if f.tracked {
+			if why, known := c.a.trackedSecret(dir); known {
+				if why != "" {
+					c.secretRead("xargs " + name + " reads what the pipe lists, the files git tracks below " + dir + ": " + why)
+					return true
+				}
+				continue
+			}
+		}
 		if why := c.a.secretWord(arg{val: dir}, true, true); why != "" {
 			c.secretRead("xargs " + name + " reads what the pipe lists, which may be any file below " + dir + ": " + why)
 			return true

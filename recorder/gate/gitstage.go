@@ -183,12 +183,13 @@ func (c *call) stages(s staging) {
 	trackedRead := false
 	found := ""
 	for _, root := range roots {
-		err := gitignore.Walk(top, root, global, s.force, maxStageWalk, func(rel string) bool {
+		err := gitignore.Walk(top, root, gitignore.WalkOptions{Rules: global, NoIgnore: s.force, Max: maxStageWalk, List: c.a.listForWalk}, func(rel string, _ bool) bool {
 			if c.a.g.secretPath(top+"/"+rel) == "" {
 				return true
 			}
 			if !trackedRead {
-				tracked, trackedRead = readIndex(gitDir, common), true
+				tracked, _ = readIndex(gitDir, common)
+				trackedRead = true
 			}
 			if slices.Contains(tracked, rel) {
 				return true // in the history already
@@ -214,30 +215,55 @@ func (c *call) stages(s staging) {
 	}
 }
 
-// readIndex returns the paths the repository's index tracks, or nil when
-// it cannot be read (everything then counts as untracked).
-func readIndex(gitDir, common string) []string {
-	f, err := os.Open(gitDir + "/index")
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxIndexFile {
-		return nil
+// readIndex returns the paths the repository's index tracks; ok is false
+// when it cannot be read (a repository without an index tracks nothing).
+func readIndex(gitDir, common string) (paths []string, ok bool) {
+	fi, err := os.Stat(gitDir + "/index")
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, true
+	case err != nil || !fi.Mode().IsRegular() || fi.Size() > maxIndexFile:
+		return nil, false
 	}
 	data, err := os.ReadFile(gitDir + "/index")
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	size := gitindex.SHA1
 	if cfg, err := os.ReadFile(common + "/config"); err == nil && bytes.Contains(bytes.ToLower(cfg), []byte("sha256")) {
 		size = gitindex.SHA256
 	}
-	paths, err := gitindex.Paths(data, size)
-	if err != nil {
-		return nil
+	paths, err = gitindex.Paths(data, size)
+	return paths, err == nil
+}
+
+// trackedSecret says why the files git's index tracks below dir hold a
+// credential file, or ""; known is false when there is no index to read.
+func (a *analysis) trackedSecret(dir string) (why string, known bool) {
+	real := a.place(arg{val: dir}, true).real
+	if real == "" {
+		return "", false
 	}
-	return paths
+	top, gitDir, common := a.repoAround(real)
+	if top == "" {
+		return "", false
+	}
+	paths, ok := readIndex(gitDir, common)
+	if !ok {
+		return "", false
+	}
+	prefix := ""
+	if real != top {
+		prefix = strings.TrimPrefix(real, top+"/") + "/"
+	}
+	for _, p := range paths {
+		if strings.HasPrefix(p, prefix) {
+			if why := a.g.secretPath(top + "/" + p); why != "" {
+				return top + "/" + p + " holds credentials", true
+			}
+		}
+	}
+	return "", true
 }
 
 // excludeRules are the ignore rules that apply to the whole repository

@@ -232,3 +232,28 @@ func TestStagingAfterTheLineChangedWhatGitIgnores(t *testing.T) {
 		}
 	}
 }
+
+// TestListingWhatGitTracks: git ls-files (or git diff --name-only, git
+// grep -l) lists only what the index tracks, so what it feeds a reader
+// holds a credential file exactly when the index tracks one; git
+// ls-files --others lists untracked files too.
+func TestListingWhatGitTracks(t *testing.T) {
+	r := newStagingRepo(t, map[string]string{"ws/.env": "TOKEN=x\n", "ws/src/a.go": "package a\n", "ws/config/prod.key": "K\n"})
+	r.git(t, "add", "src")
+	r.git(t, "commit", "-qm", "x")
+	check := func(cmd string, want Verdict) {
+		t.Helper()
+		if res := r.g.Decide(t.Context(), cmd, Input{Sandboxed: true}); res.Verdict != want {
+			t.Errorf("%q: %s, want %s: %v", cmd, res.Verdict, want, res.Reasons)
+		}
+	}
+	check("git ls-files | xargs cat", VerdictAllow)
+	check("git ls-files src | xargs wc -l", VerdictAllow)
+	check("git ls-files -o | xargs cat", VerdictAsk)
+	check("git ls-files --others --exclude-standard | xargs cat", VerdictAsk)
+	r.git(t, "add", "-f", "config/prod.key")
+	r.git(t, "commit", "-qm", "key")
+	check("git ls-files | xargs cat", VerdictAsk)
+	check("git ls-files src | xargs cat", VerdictAllow)
+	check("git diff --name-only HEAD~1 | xargs cat", VerdictAsk)
+}

@@ -3,6 +3,7 @@ package gate
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -109,7 +110,7 @@ func TestSecretNamedThroughASubstitutionOrAList(t *testing.T) {
 		{"ls -a | grep env | xargs cat", VerdictAsk},
 		{"ls -A | xargs -I{} cat {}", VerdictAsk},
 		{"find . -type f | xargs cat", VerdictAsk},
-		{"git ls-files | xargs head", VerdictAsk},
+		{"git ls-files --others | xargs head", VerdictAsk}, // git ls-files alone lists only what the index tracks (TestListingWhatGitTracks)
 		{"fd -H . | xargs cat", VerdictAsk},
 		// Everyday: substitutions that are patterns or other paths, and
 		// lists that cannot hold the .env.
@@ -302,5 +303,43 @@ func FuzzGoVersionLess(f *testing.F) {
 		if goVersionLess(a, a) {
 			t.Errorf("%q < itself", a)
 		}
+	})
+}
+
+// TestRecursiveReadsLookDeep: grep -rn TOKEN . asked for a .env at the
+// top, but grep -rn TOKEN src, tar czf - src and rg --hidden TOKEN read a
+// .env one directory down unasked: only the top of a directory was looked
+// at. Now everything below it is, as the reader reads it: hidden files or
+// not, what git ignores for rg, grep's --include and --exclude-dir.
+func TestRecursiveReadsLookDeep(t *testing.T) {
+	tr := newRealTree(t)
+	for f, body := range map[string]string{"ws/src/conf/.env": "TOKEN=x\n", "ws/.gitignore": "certs/\nnode_modules/\n",
+		"ws/certs/server.pem": "PEM\n", "ws/node_modules/pkg/test/key.pem": "PEM\n", "ws/docs/guide.md": "# x\n"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(tr.root, f)), 0o700)
+		os.WriteFile(filepath.Join(tr.root, f), []byte(body), 0o600)
+	}
+	tr.check(t, tr.g, []fsCase{
+		{"grep -rn TOKEN src", VerdictAsk},
+		{"grep -rn TOKEN", VerdictAsk},
+		{"grep -R TOKEN .", VerdictAsk},
+		{"tar czf - src | base64", VerdictAsk},
+		{"zip -r - src", VerdictAsk},
+		{"cp -r src $OUT/x", VerdictAsk},
+		{"diff -r docs src", VerdictAsk},
+		{"git diff --no-index docs src", VerdictAsk},
+		{"rg --hidden TOKEN", VerdictAsk},
+		{"rg -uu TOKEN", VerdictAsk},
+		{"rg -u TOKEN certs", VerdictAsk},
+		{"rg --no-ignore TOKEN", VerdictAsk},
+		{"find src -type f | xargs cat", VerdictAsk},
+		// Everyday: what the reader skips holds the secrets.
+		{"rg TOKEN", VerdictAllow},
+		{"rg TOKEN src", VerdictAllow},
+		{"grep -rn --include='*.go' TOKEN .", VerdictAllow},
+		{"grep -rn --exclude-dir=conf TOKEN src", VerdictAllow},
+		{"grep -rn TODO docs", VerdictAllow},
+		{"tar czf docs.tgz docs", VerdictAllow},
+		{"rg -g '*.md' TOKEN --hidden", VerdictAllow},
+		{"echo x | rg TOKEN", VerdictAllow},
 	})
 }

@@ -1,10 +1,14 @@
 package gate
 
 import (
+	"errors"
 	"path"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
+	"github.com/cuff-dev/cuff/recorder/gate/internal/gitignore"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -142,12 +146,14 @@ func below(s, dir string) bool {
 }
 
 // containsSecrets reports whether reading the directory p recursively
-// reads credentials: it is the home folder or one above it, or a
-// directory with a credential store inside, or it holds a credential
-// file at its top (a project's .env); with list unset, p is known not to
-// exist and is not listed. Deeper files are not looked for.
-func (a *analysis) containsSecrets(p string, hidden, list bool) string {
+// (as rd reads) reads credentials: it is the home folder or one above it,
+// or a directory with a credential store inside, or a credential file
+// lies anywhere below it (a project's .env, config/prod/server.key); with
+// list unset, p is known not to exist and is not listed. The walk looks at
+// up to maxSecretWalk entries and asks beyond that.
+func (a *analysis) containsSecrets(p string, rd reading, list bool) string {
 	g := a.g
+	hidden := rd.hidden
 	for _, h := range [...]string{g.realHome, g.home} {
 		if h != "" && hidden && (p == h || p == "/" || below(h, p)) {
 			return p + " holds the home folder's credential stores (~/.ssh, ~/.aws, ...)"
@@ -172,16 +178,80 @@ func (a *analysis) containsSecrets(p string, hidden, list bool) string {
 	if !list {
 		return ""
 	}
-	entries, ok := a.readDir(p)
-	if !ok || len(entries) > maxGlobEntries {
-		return ""
-	}
-	for _, e := range entries {
-		if (hidden || !strings.HasPrefix(e.name, ".")) && !e.dir && secretName(e.name) {
-			return p + "/" + e.name + " holds credentials"
+	return a.secretBelow(p, rd)
+}
+
+// maxSecretWalk bounds how many entries the gate looks at below a
+// directory that a command reads recursively.
+const maxSecretWalk = 50000
+
+// secretBelow looks through the directory p, as rd reads it, for a
+// credential file, and says why reading it reads credentials, or "".
+func (a *analysis) secretBelow(p string, rd reading) string {
+	top, o := p, gitignore.WalkOptions{NoIgnore: true, NoHidden: !rd.hidden, Links: true, Max: maxSecretWalk}
+	if rd.gitIgnores {
+		if t, _, common := a.repoAround(p); t != "" {
+			top, o.NoIgnore, o.Rules = t, false, a.g.excludeRules(common)
 		}
 	}
-	return ""
+	if len(rd.excludeDir) > 0 {
+		o.SkipDir = func(name string) bool { return matchAny(rd.excludeDir, name) }
+	}
+	o.List = a.listForWalk
+	found := ""
+	err := gitignore.Walk(top, p, o, func(rel string, link bool) bool {
+		f := top + "/" + rel
+		name := path.Base(rel)
+		if len(rd.include) > 0 && !matchAny(rd.include, name) || matchAny(rd.exclude, name) {
+			return true
+		}
+		why := a.g.secretPath(f)
+		if why == "" && link {
+			if real, err := filepath.EvalSymlinks(f); err == nil {
+				why = a.g.secretPath(real) // a reader that follows links reads what it names
+			}
+		}
+		if why != "" {
+			found = f + " holds credentials"
+			return false
+		}
+		return true
+	})
+	if found == "" && errors.Is(err, gitignore.ErrTooMany) {
+		return p + " holds more than " + strconv.Itoa(maxSecretWalk) + " entries, too many for the gate to look through for credential files"
+	}
+	return found
+}
+
+// listForWalk lists a directory for gitignore.Walk as readDir reads it
+// (once per command line); a directory holding more names than readDir
+// reads is too many to look through.
+func (a *analysis) listForWalk(dir string) ([]gitignore.Entry, error) {
+	entries, ok := a.readDir(dir)
+	switch {
+	case !ok:
+		return nil, errUnreadable
+	case len(entries) > maxGlobEntries:
+		return nil, gitignore.ErrTooMany
+	}
+	out := make([]gitignore.Entry, len(entries))
+	for i, e := range entries {
+		out[i] = gitignore.Entry{Name: e.name, Dir: e.dir, Link: e.link}
+	}
+	return out, nil
+}
+
+// errUnreadable is listForWalk's error for a directory it cannot read.
+var errUnreadable = errors.New("the directory cannot be read")
+
+// matchAny reports whether name matches one of the shell patterns.
+func matchAny(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // secretVar reports variable names that hold credentials.
@@ -231,9 +301,20 @@ func subcommandFirst(name string) bool {
 	return false
 }
 
-// recursiveReader reports whether the command reads directories given to
-// it recursively, and whether it reads hidden files there too.
-func recursiveReader(name string, args []arg) (recursive, hidden bool) {
+// reading is how a command reads the files and directories it is given.
+type reading struct {
+	recursive bool // directories are read with everything below them
+	hidden    bool // files and directories named with a leading dot too
+	// gitIgnores: what git ignores is skipped (rg in a repository).
+	gitIgnores bool
+	// include, exclude and excludeDir are base-name patterns of grep's
+	// --include, --exclude and --exclude-dir (rg's -g GLOB and -g !GLOB).
+	include, exclude, excludeDir []string
+}
+
+// readingOf says how the command name with args reads: recursively, with
+// hidden files, through which filters.
+func readingOf(name string, args []arg) reading {
 	has := func(flags ...string) bool {
 		for _, x := range args {
 			if x.val == "--" {
@@ -247,26 +328,69 @@ func recursiveReader(name string, args []arg) (recursive, hidden bool) {
 		}
 		return false
 	}
+	var rd reading
 	switch name {
 	case "grep", "egrep", "fgrep", "zgrep":
-		return has("-r", "-R", "--recursive", "--dereference-recursive"), true
+		rd = reading{recursive: has("-r", "-R", "--recursive", "--dereference-recursive"), hidden: true}
+		rd.include, rd.exclude, rd.excludeDir = optionValues(args, "--include"), optionValues(args, "--exclude"), optionValues(args, "--exclude-dir")
 	case "rgrep":
-		return true, true
-	case "rg", "ripgrep", "ag", "ack", "ugrep":
-		return true, has("--hidden", "-u", "--unrestricted", "-uu", "-uuu", "-.")
+		rd = reading{recursive: true, hidden: true}
+	case "rg", "ripgrep":
+		rd = reading{recursive: true, hidden: has("--hidden", "-.", "-uu", "-uuu"), gitIgnores: !has("--no-ignore", "-u", "--no-ignore-vcs")}
+		for _, g := range append(optionValues(args, "-g"), optionValues(args, "--glob")...) {
+			if neg, ok := strings.CutPrefix(g, "!"); ok {
+				rd.exclude = append(rd.exclude, neg)
+			} else if !strings.Contains(g, "/") {
+				rd.include = append(rd.include, g)
+			}
+		}
+	case "ag", "ack", "ugrep":
+		rd = reading{recursive: true, hidden: has("--hidden", "-u", "--unrestricted", "-uu", "-uuu", "-.")}
 	case "cp", "scp", "rsync":
-		return has("-r", "-R", "-a", "--recursive", "--archive"), true
-	case "tar", "gtar", "bsdtar", "zip", "7z", "7za", "cpio", "diff", "git-ls-files":
-		return name != "diff" || has("-r", "--recursive"), true
+		rd = reading{recursive: has("-r", "-R", "-a", "--recursive", "--archive"), hidden: true}
+	case "tar", "gtar", "bsdtar", "zip", "7z", "7za", "cpio", "git-ls-files":
+		rd = reading{recursive: true, hidden: true}
+	case "diff":
+		rd = reading{recursive: has("-r", "--recursive"), hidden: true}
+	case "git":
+		rd = reading{recursive: has("--no-index"), hidden: true} // git diff --no-index DIR DIR
 	}
-	return false, false
+	return rd
+}
+
+// optionValues lists the values of a long option (--include=*.go or
+// --include *.go) or a short one (-g '*.go', -g'*.go').
+func optionValues(args []arg, opt string) []string {
+	var out []string
+	for i, x := range args {
+		if x.val == "--" {
+			break
+		}
+		switch v, ok := strings.CutPrefix(x.val, opt); {
+		case !ok:
+		case v == "" && i+1 < len(args):
+			out = append(out, args[i+1].val)
+		case strings.HasPrefix(v, "="):
+			out = append(out, v[1:])
+		case len(opt) == 2 && v != "":
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 var expansion = regexp.MustCompile(`\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9$#!?*@-]|` + "`[^`]*`")
 
-// secretWord says why reading the path word x reads credentials, or "".
+// secretWord says why reading the path word x reads credentials, or "":
+// with recursive, a directory with all below it, hidden files with hidden.
 // A word holding expansions is read as the pattern it may become.
 func (a *analysis) secretWord(x arg, recursive, hidden bool) string {
+	return a.secretIn(x, reading{recursive: recursive, hidden: hidden})
+}
+
+// secretIn says why reading the path word x as rd reads credentials, or "".
+func (a *analysis) secretIn(x arg, rd reading) string {
+	recursive := rd.recursive
 	if x.proc || x.val == "" || x.val == "-" || strings.Contains(x.val, "://") {
 		return ""
 	}
@@ -288,7 +412,7 @@ func (a *analysis) secretWord(x arg, recursive, hidden bool) string {
 			return a.secretPattern(x.val)
 		}
 		for _, m := range matches {
-			if why := a.secretWord(arg{val: m}, recursive, hidden); why != "" {
+			if why := a.secretIn(arg{val: m}, rd); why != "" {
 				return why
 			}
 		}
@@ -326,7 +450,7 @@ func (a *analysis) secretWord(x arg, recursive, hidden bool) string {
 	if recursive && (!pl.exists || a.lookup(pl.real).dir) {
 		// In the workspace a path was looked up on the way: one that is
 		// not there has no files to list.
-		return a.containsSecrets(pl.real, hidden, pl.kind != pathInside || pl.exists)
+		return a.containsSecrets(pl.real, rd, pl.kind != pathInside || pl.exists)
 	}
 	return ""
 }
@@ -392,14 +516,22 @@ func (c *call) secretReads() {
 	if noContents(c.name) || c.e.findings == nil && len(c.args) == 0 {
 		return
 	}
-	recursive, hidden := recursiveReader(c.name, c.args)
+	rd := readingOf(c.name, c.args)
+	if c.name == "rg" || c.name == "ripgrep" {
+		for _, x := range c.args {
+			if x.val == "--files" {
+				return // names only
+			}
+		}
+	}
 	skip := -1
 	if subcommandFirst(c.name) {
 		skip = firstOperand(c.args) // the subcommand, not a file
 	}
+	dest := copyDestination(c.name, c.args)
 	for i, x := range c.args {
-		if i == skip || i > 0 && c.name == "git" && (c.args[i-1].val == "-m" || c.args[i-1].val == "--message") {
-			continue // git's -m takes a message, never a file's name
+		if i == skip || i == dest || i > 0 && c.name == "git" && (c.args[i-1].val == "-m" || c.args[i-1].val == "--message") {
+			continue // git's -m takes a message, never a file's name; a copy's destination is written, not read
 		}
 		v := x.val
 		if strings.ContainsAny(v, " \t\n") && !strings.Contains(v, "/") && !x.dyn {
@@ -415,7 +547,7 @@ func (c *call) secretReads() {
 		if i := strings.Index(x.val, "@"); i >= 0 && (i == 0 || x.val[i-1] == '=') && len(x.val) > i+1 {
 			x.val = x.val[i+1:] // curl -d @file, -F name=@file: the file is read and sent
 		}
-		if why := c.a.secretWord(x, recursive, hidden); why != "" {
+		if why := c.a.secretIn(x, rd); why != "" {
 			c.secretRead(c.name + " reads " + x.val + ": " + why)
 			return
 		}
@@ -428,6 +560,65 @@ func (c *call) secretReads() {
 			return
 		}
 	}
+	if rd.recursive && c.searchesHere() {
+		if why := c.a.secretIn(arg{val: "."}, rd); why != "" {
+			c.secretRead(c.name + " searches " + c.a.cwdText() + ", as no path is given: " + why)
+		}
+	}
+}
+
+// searchesHere reports a recursive search (grep -r, rg) given no path to
+// search, which searches the working directory. The first operand is the
+// pattern, unless -e or -f give it.
+func (c *call) searchesHere() bool {
+	spec := optSpec{short: "efmABCDd", long: []string{"regexp", "file", "max-count", "after-context", "before-context",
+		"context", "include", "exclude", "exclude-dir", "exclude-from", "label", "devices", "directories", "binary-files",
+		"group-separator"}}
+	switch c.name {
+	case "grep", "egrep", "fgrep", "zgrep", "rgrep":
+	case "rg", "ripgrep", "ag", "ack", "ugrep":
+		if c.cx.piped {
+			return false // it searches its input
+		}
+		spec = optSpec{short: "egtTmABCjMrEdf", long: []string{"regexp", "file", "glob", "iglob", "type", "type-not",
+			"type-add", "type-clear", "max-count", "after-context", "before-context", "context", "threads", "max-columns",
+			"replace", "encoding", "max-depth", "sort", "sortr", "colors", "pre", "pre-glob", "ignore-file",
+			"path-separator", "context-separator", "field-context-separator", "field-match-separator", "engine",
+			"dfa-size-limit", "regex-size-limit", "max-filesize", "hyperlink-format", "ignore-dir", "ignore-file"}}
+	default:
+		return false
+	}
+	ops := scan(c.args, spec)
+	paths := ops.operands
+	if !ops.has("-e", "--regexp", "-f", "--file") && len(paths) > 0 {
+		paths = paths[1:]
+	}
+	return len(paths) == 0 || ops.computed
+}
+
+// copyDestination is the index in args of the operand that cp, scp or
+// rsync copy to (the last, unless -t names the target), or -1.
+func copyDestination(name string, args []arg) int {
+	switch name {
+	case "cp", "scp", "rsync":
+	default:
+		return -1
+	}
+	last, n := -1, 0
+	for i, x := range args {
+		switch {
+		case x.val == "-t" || strings.HasPrefix(x.val, "--target-directory") || x.mayOpt() || x.dyn:
+			if x.val == "-t" || strings.HasPrefix(x.val, "--target-directory") || x.dyn {
+				return -1
+			}
+		default:
+			last, n = i, n+1
+		}
+	}
+	if n < 2 {
+		return -1
+	}
+	return last
 }
 
 // listedSecret says why a word that is a substitution of a file lister

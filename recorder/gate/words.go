@@ -30,6 +30,9 @@ type arg struct {
 	// dynAt is where in val the first expansion starts; meaningful when
 	// dyn is set.
 	dynAt int
+	// tracked: a pattern that stands for the files git's index tracks
+	// there (what git ls-files lists), not for every file.
+	tracked bool
 }
 
 // static reports whether the word's value is known exactly.

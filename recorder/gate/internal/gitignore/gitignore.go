@@ -292,30 +292,62 @@ func (s Stack) Ignored(rel string, dir bool) bool {
 // was allowed to look at.
 var ErrTooMany = errors.New("more files than the gate looks at")
 
+// WalkOptions say how Walk looks through a tree.
+type WalkOptions struct {
+	// Rules are the ignore rules that apply to the whole tree besides its
+	// .gitignore files: info/exclude, then core.excludesFile.
+	Rules Stack
+	// NoIgnore applies no ignore rule at all (git add --force, or a tool
+	// that reads ignored files).
+	NoIgnore bool
+	// NoHidden skips files and directories whose names start with a dot.
+	NoHidden bool
+	// Links also reports symbolic links, which git stages as links but
+	// some readers follow.
+	Links bool
+	// SkipDir, when set, leaves out the directories whose names it
+	// reports (grep --exclude-dir).
+	SkipDir func(name string) bool
+	// Max is how many directory entries Walk looks at before it gives up
+	// with ErrTooMany.
+	Max int
+	// List, when set, lists a directory (a caller that reads directories
+	// its own way); os.ReadDir does otherwise. Its ErrTooMany ends the
+	// walk; a directory it cannot read is left out, as git stages nothing
+	// from it.
+	List func(dir string) ([]Entry, error)
+}
+
+// Entry is one name in a directory, with its type.
+type Entry struct {
+	Name      string
+	Dir, Link bool // a directory (not a link to one); a symbolic link
+}
+
 // Walk calls fn, in no set order, with the path relative to top of every
 // regular file below dir that git's ignore rules leave for `git add` to
-// stage: top is the work tree's top, dir a directory in it, and global the
-// rules of info/exclude and core.excludesFile. With all, ignore rules are
-// not applied (git add --force). Like git it never enters .git, nor a
-// directory given by a symbolic link, nor an ignored directory; it reads
+// stage (and of every link, with link set, when o.Links): top is the work
+// tree's top and dir a directory in it. Like git it never enters .git, nor
+// a directory given by a symbolic link, nor an ignored directory; it reads
 // a .gitignore only when it is a regular file. fn returns false to stop.
-// Walk gives up with ErrTooMany after looking at max entries.
-func Walk(top, dir string, global Stack, all bool, max int, fn func(rel string) bool) error {
-	w := walker{top: top, all: all, left: max, fn: fn}
+func Walk(top, dir string, o WalkOptions, fn func(rel string, link bool) bool) error {
+	w := walker{top: top, o: o, left: o.Max, fn: fn}
 	rel, ok := relTo(top, dir)
 	if !ok {
 		return nil
 	}
-	stack := append(Stack(nil), global...)
-	if !all {
+	stack := append(Stack(nil), o.Rules...)
+	if !o.NoIgnore && rel != "" {
+		// The directories above dir: their .gitignore files apply, and
+		// none of them may be ignored.
 		stack = w.push(stack, "")
-		if rel != "" {
-			parts := strings.Split(rel, "/")
-			for i := range parts {
-				p := strings.Join(parts[:i+1], "/")
-				if parts[i] == ".git" || stack.Ignored(p, true) {
-					return nil
-				}
+		parts := strings.Split(rel, "/")
+		for i := range parts {
+			p := strings.Join(parts[:i+1], "/")
+			if parts[i] == ".git" || stack.Ignored(p, true) {
+				return nil
+			}
+			if i < len(parts)-1 {
 				stack = w.push(stack, p)
 			}
 		}
@@ -326,9 +358,9 @@ func Walk(top, dir string, global Stack, all bool, max int, fn func(rel string) 
 
 type walker struct {
 	top  string
-	all  bool
+	o    WalkOptions
 	left int
-	fn   func(rel string) bool
+	fn   func(rel string, link bool) bool
 }
 
 // push puts the .gitignore of directory rel in front of the stack.
@@ -358,44 +390,69 @@ func (w *walker) abs(rel string) string {
 
 // dir walks directory rel; more is false once fn asked to stop.
 func (w *walker) dir(rel string, stack Stack) (more bool, err error) {
-	entries, err := os.ReadDir(w.abs(rel))
+	entries, err := w.list(w.abs(rel))
 	if err != nil {
-		return true, nil // git cannot stage what it cannot read either
+		if errors.Is(err, ErrTooMany) {
+			return false, err
+		}
+		return true, nil
+	}
+	if !w.o.NoIgnore {
+		for _, e := range entries {
+			if e.Name == ".gitignore" && !e.Dir && !e.Link {
+				stack = w.push(stack, rel) // git reads a .gitignore only when it is a regular file
+				break
+			}
+		}
 	}
 	for _, e := range entries {
 		if w.left--; w.left < 0 {
 			return false, ErrTooMany
 		}
-		name := e.Name()
-		if name == ".git" {
+		if e.Name == ".git" || w.o.NoHidden && e.Name[0] == '.' {
 			continue
 		}
-		p := name
+		p := e.Name
 		if rel != "" {
-			p = rel + "/" + name
+			p = rel + "/" + e.Name
 		}
-		switch t := e.Type(); {
-		case t.IsDir():
-			if !w.all && stack.Ignored(p, true) {
+		switch {
+		case e.Dir:
+			if !w.o.NoIgnore && stack.Ignored(p, true) || w.o.SkipDir != nil && w.o.SkipDir(e.Name) {
 				continue
 			}
-			inner := stack
-			if !w.all {
-				inner = w.push(stack, p)
-			}
-			if more, err := w.dir(p, inner); !more || err != nil {
+			if more, err := w.dir(p, stack); !more || err != nil {
 				return more, err
 			}
-		case t.IsRegular():
-			if !w.all && stack.Ignored(p, false) {
+		case !e.Link || w.o.Links:
+			if !w.o.NoIgnore && stack.Ignored(p, false) {
 				continue
 			}
-			if !w.fn(p) {
+			if !w.fn(p, e.Link) {
 				return false, nil
 			}
 		}
 	}
 	return true, nil
+}
+
+// list lists directory dir with o.List, or os.ReadDir.
+func (w *walker) list(dir string) ([]Entry, error) {
+	if w.o.List != nil {
+		return w.o.List(dir)
+	}
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	entries := make([]Entry, 0, len(des))
+	for _, d := range des {
+		t := d.Type()
+		if t.IsDir() || t.IsRegular() || t&os.ModeSymlink != 0 {
+			entries = append(entries, Entry{Name: d.Name(), Dir: t.IsDir(), Link: t&os.ModeSymlink != 0})
+		}
+	}
+	return entries, nil
 }
 
 // relTo is p relative to top ("" for top itself); ok is false when p

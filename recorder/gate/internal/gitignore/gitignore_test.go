@@ -65,7 +65,7 @@ func TestWalkStopsAtItsBudget(t *testing.T) {
 		os.MkdirAll(filepath.Dir(filepath.Join(top, f)), 0o755)
 		os.WriteFile(filepath.Join(top, f), nil, 0o644)
 	}
-	err := Walk(top, top, nil, false, 3, func(string) bool { return true })
+	err := Walk(top, top, WalkOptions{Max: 3}, func(string, bool) bool { return true })
 	if !errors.Is(err, ErrTooMany) {
 		t.Errorf("Walk over 5 entries with a budget of 3: %v", err)
 	}
@@ -105,7 +105,7 @@ func walked(t testing.TB, top string) []string {
 	t.Helper()
 	var files []string
 	info, _ := os.ReadFile(top + "/.git/info/exclude")
-	if err := Walk(top, top, Stack{Parse("", info)}, false, 100000, func(rel string) bool {
+	if err := Walk(top, top, WalkOptions{Rules: Stack{Parse("", info)}, Max: 100000}, func(rel string, _ bool) bool {
 		files = append(files, rel)
 		return true
 	}); err != nil {
