@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,11 +22,67 @@ type measured struct {
 }
 
 // cuffRSS runs the binary in dir like cuff does, and reports its peak RSS.
+//
+// The binary is started by a measurer (this test binary started afresh, see
+// runMeasurer), not by this process: a child's peak RSS as wait4 reports it
+// starts at the peak of the process it was forked from (Linux keeps the old
+// memory's high-water mark through exec), so measured from here it was never
+// below what the tests before had made this process use — 442 MB in a second
+// round of -count=2, every limit failed.
 func cuffRSS(t *testing.T, dir string, args ...string) measured {
 	t.Helper()
 	home := t.TempDir()
-	r, ps := cuffProcess(t, dir, "", []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, ".state"), "CUFF_DIR=", "NO_COLOR=1"}, args...)
-	return measured{r, ps.SysUsage().(*syscall.Rusage).Maxrss >> 10}
+	report := filepath.Join(t.TempDir(), "maxrss")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := programProcess(t, self, dir, "", []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, ".state"), "CUFF_DIR=", "NO_COLOR=1",
+		measurerEnv + "=" + report}, append([]string{cuffBin}, args...)...)
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatalf("the measurer of cuff %v reported nothing: %v\n%s", args, err, r.stderr)
+	}
+	kb, err := strconv.ParseInt(string(data), 10, 64)
+	if err != nil {
+		t.Fatalf("the measurer of cuff %v reported %q", args, data)
+	}
+	return measured{r, kb >> 10}
+}
+
+// measurerEnv names the file where the test binary, started with it set,
+// writes the peak RSS (KiB) of the command its arguments name.
+const measurerEnv = "CUFF_TEST_MEASURE_RSS"
+
+// runMeasurer makes the test binary a measurer when measurerEnv is set: it
+// runs its arguments as a command with its own standard files and
+// environment (measurerEnv left out), writes the command's peak RSS to the
+// file measurerEnv names and exits as the command did. Started afresh, it
+// is small: the reading is the child's own peak, or the measurer's start
+// (about 20 MB) when that is more, whatever ran in the test process before.
+func runMeasurer() {
+	report := os.Getenv(measurerEnv)
+	if report == "" {
+		return
+	}
+	os.Unsetenv(measurerEnv)
+	cmd := exec.Command(os.Args[1], os.Args[2:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		fmt.Fprintln(os.Stderr, "measurer:", err)
+		os.Exit(125)
+	}
+	kb := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	if err := os.WriteFile(report, []byte(strconv.FormatInt(kb, 10)), 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, "measurer:", err)
+		os.Exit(125)
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		os.Exit(128 + int(ws.Signal()))
+	}
+	os.Exit(cmd.ProcessState.ExitCode())
 }
 
 // sessionWithTail is a project whose one session file (returned, with its

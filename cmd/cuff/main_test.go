@@ -17,6 +17,7 @@ var cuffBin string
 
 func TestMain(m *testing.M) {
 	runAttack()     // the test binary as the attacker inside a sandbox
+	runMeasurer()   // the test binary as the measurer of a command's memory
 	testenv.Scrub() // the tester's own cuff, Claude Code and Codex set-up stays out
 	dir, err := os.MkdirTemp("", "cuff-bin-")
 	if err != nil {
@@ -89,7 +90,13 @@ func cuffEnv(t *testing.T, dir, stdin string, env []string, args ...string) resu
 // resource use).
 func cuffProcess(t *testing.T, dir, stdin string, env []string, args ...string) (result, *os.ProcessState) {
 	t.Helper()
-	cmd := exec.Command(cuffBin, args...)
+	return programProcess(t, cuffBin, dir, stdin, env, args...)
+}
+
+// programProcess is cuffProcess for any program.
+func programProcess(t *testing.T, program, dir, stdin string, env []string, args ...string) (result, *os.ProcessState) {
+	t.Helper()
+	cmd := exec.Command(program, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = strings.NewReader(stdin)
@@ -100,7 +107,7 @@ func cuffProcess(t *testing.T, dir, stdin string, env []string, args ...string) 
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("run cuff %v: %v", args, err)
+		t.Fatalf("run %s %v: %v", filepath.Base(program), args, err)
 	}
 	return result{out.String(), errOut.String(), code}, cmd.ProcessState
 }
