@@ -288,6 +288,7 @@ func (c *call) gitSub(dir, sub string, rest []arg) {
 				return
 			}
 		}
+		c.gitGrep(dir, rest)
 	case "archive":
 		for i, x := range rest {
 			n, _, _ := strings.Cut(x.val, "=")

@@ -121,6 +121,35 @@ func (c *call) gitStashUntracked(dir string, rest []arg) {
 	c.stages(s)
 }
 
+// gitGrep judges what git grep prints lines of: the files the index
+// tracks below dir, the untracked ones too with --untracked (as git add
+// would stage them), every file with --no-index.
+func (c *call) gitGrep(dir string, rest []arg) {
+	has := func(flag string) bool {
+		return slices.ContainsFunc(rest, func(x arg) bool { return x.val == flag })
+	}
+	if dir == "" {
+		c.secretRead("git grep searches a directory only known at run time, which may hold credential files")
+		return
+	}
+	if has("--no-index") {
+		if why := c.a.secretBelow(dir, reading{recursive: true, hidden: true, gitIgnores: has("--exclude-standard")}); why != "" {
+			c.secretRead("git grep --no-index searches " + dir + ": " + why)
+		}
+		return
+	}
+	if why, known := c.a.trackedSecret(dir); why != "" || !known {
+		if why == "" {
+			why = "its index cannot be read"
+		}
+		c.secretRead("git grep searches the files git tracks below " + dir + ": " + why)
+		return
+	}
+	if has("--untracked") {
+		c.stages(staging{what: "git grep --untracked", dir: dir, specs: []arg{{val: "."}}, force: has("--no-exclude-standard")})
+	}
+}
+
 // gitUpdateIndex judges git update-index --add --stdin and git
 // hash-object --stdin-paths, which take any file named on their input,
 // ignored or not.
@@ -206,7 +235,7 @@ func (c *call) stages(s staging) {
 			case s.force:
 				how = "untracked; --force stages it even if ignored"
 			}
-			c.secretRead(s.what + " stages " + found + " (" + how + "), a credential file, which git diff --cached, git show or git stash show -p then print")
+			c.secretRead(s.what + " " + s.verb() + " " + found + " (" + how + "), a credential file" + s.after())
 			return
 		case errors.Is(err, gitignore.ErrTooMany):
 			c.secretRead(s.what + " stages files from a tree of more than " + strconv.Itoa(maxStageWalk) + " entries, too many for the gate to look through for credential files")
@@ -443,4 +472,19 @@ func changesNoFile(s *site) bool {
 		}
 	}
 	return false
+}
+
+// verb and after word what s does with a file it takes.
+func (s staging) verb() string {
+	if strings.HasPrefix(s.what, "git grep") {
+		return "searches"
+	}
+	return "stages"
+}
+
+func (s staging) after() string {
+	if strings.HasPrefix(s.what, "git grep") {
+		return ", and prints the lines that match"
+	}
+	return ", which git diff --cached, git show or git stash show -p then print"
 }

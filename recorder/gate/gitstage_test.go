@@ -257,3 +257,33 @@ func TestListingWhatGitTracks(t *testing.T) {
 	check("git ls-files src | xargs cat", VerdictAllow)
 	check("git diff --name-only HEAD~1 | xargs cat", VerdictAsk)
 }
+
+// TestGitGrepPrintsWhatItSearches: git grep --untracked TOKEN and git grep
+// --no-index printed the untracked .env's lines, allowed. git grep reads
+// the files the index tracks, --untracked adds what git add would stage,
+// --no-index every file.
+func TestGitGrepPrintsWhatItSearches(t *testing.T) {
+	r := newStagingRepo(t, map[string]string{"ws/.env": "TOKEN=x\n", "ws/src/a.go": "package a\n", "ws/.gitignore": "*.key\n",
+		"ws/k.key": "K\n"})
+	r.git(t, "add", "src", ".gitignore")
+	r.git(t, "commit", "-qm", "x")
+	check := func(cmd string, want Verdict) {
+		t.Helper()
+		if res := r.g.Decide(t.Context(), cmd, Input{Sandboxed: true}); res.Verdict != want {
+			t.Errorf("%q: %s, want %s: %v", cmd, res.Verdict, want, res.Reasons)
+		}
+	}
+	check("git grep -n TOKEN", VerdictAllow)
+	check("git grep --untracked TOKEN", VerdictAsk)
+	check("git grep --untracked -h ''", VerdictAsk)
+	check("git grep --no-index -e .", VerdictAsk)
+	check("git grep --untracked TOKEN -- src", VerdictAsk) // the gate looks at the whole directory
+	check("cd src && git grep --untracked TOKEN", VerdictAllow)
+	r.git(t, "rm", "-q", "--cached", ".gitignore")
+	os.WriteFile(r.ws+"/.gitignore", []byte(".env\n*.key\n"), 0o644)
+	check("git grep --untracked TOKEN", VerdictAllow)
+	check("git grep --untracked --no-exclude-standard TOKEN", VerdictAsk)
+	r.git(t, "add", "-f", "k.key")
+	r.git(t, "commit", "-qm", "key")
+	check("git grep -n TOKEN", VerdictAsk)
+}
