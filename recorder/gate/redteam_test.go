@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -342,4 +343,19 @@ func TestRecursiveReadsLookDeep(t *testing.T) {
 		{"rg -g '*.md' TOKEN --hidden", VerdictAllow},
 		{"echo x | rg TOKEN", VerdictAllow},
 	})
+}
+
+// TestRecursiveReadOfABigDirectory: a directory with more names than the
+// gate lists for globs (4,096) is still looked through to its end, not
+// taken as holding nothing or as too big.
+func TestRecursiveReadOfABigDirectory(t *testing.T) {
+	tr := newRealTree(t)
+	dir := filepath.Join(tr.ws, "fixtures")
+	os.MkdirAll(dir, 0o700)
+	for i := range 5000 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("case%04d.json", i)), nil, 0o600)
+	}
+	tr.check(t, tr.g, []fsCase{{"grep -rn TOKEN fixtures", VerdictAllow}})
+	os.WriteFile(filepath.Join(dir, "zz.env"), []byte("TOKEN=x\n"), 0o600)
+	tr.check(t, tr.g, []fsCase{{"grep -rn TOKEN fixtures", VerdictAsk}})
 }

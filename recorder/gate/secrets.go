@@ -2,6 +2,8 @@ package gate
 
 import (
 	"errors"
+	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -224,15 +226,23 @@ func (a *analysis) secretBelow(p string, rd reading) string {
 }
 
 // listForWalk lists a directory for gitignore.Walk as readDir reads it
-// (once per command line); a directory holding more names than readDir
-// reads is too many to look through.
+// (once per command line); one with more names than readDir reads is read
+// whole by os.ReadDir (the walk's own bound still holds).
 func (a *analysis) listForWalk(dir string) ([]gitignore.Entry, error) {
 	entries, ok := a.readDir(dir)
-	switch {
-	case !ok:
+	if !ok {
 		return nil, errUnreadable
-	case len(entries) > maxGlobEntries:
-		return nil, gitignore.ErrTooMany
+	}
+	if len(entries) > maxGlobEntries {
+		des, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]gitignore.Entry, len(des))
+		for i, d := range des {
+			out[i] = gitignore.Entry{Name: d.Name(), Dir: d.IsDir(), Link: d.Type()&fs.ModeSymlink != 0}
+		}
+		return out, nil
 	}
 	out := make([]gitignore.Entry, len(entries))
 	for i, e := range entries {
