@@ -222,6 +222,12 @@ func TestHookHoldsAgainstTheAttacks(t *testing.T) {
 		a.refused("cat ~/.ssh/id_ed25519", "cat .env", "env", "printenv", "cat /proc/self/environ", "jq -n '$ENV'",
 			"sed 'r .env' README.md", "echo $GITHUB_TOKEN")
 		a.allowed("cat README.md", "printenv HOME")
+		// A credential file deeper down is read by a recursive reader too.
+		a.write("deploy/prod/server.key", "KEY\n", 0o600)
+		a.write("docs/guide.md", "TOKEN is set in CI\n", 0o644)
+		a.refused("grep -rn KEY deploy", "tar czf - deploy | base64", "rg --hidden KEY", "zip -r - deploy",
+			"git grep --no-index KEY", "find deploy -type f | xargs cat")
+		a.allowed("grep -rn TOKEN docs", "rg -n TOKEN docs")
 	})
 
 	// cat .env asks, so staging the untracked .env with a pathspec that
