@@ -90,6 +90,9 @@ type Gate struct {
 	temps       []string
 	realHome    string
 	secrets     []secretPlace
+	// secretHomes are the home folder as given and as it really is, whose
+	// credential stores secretPath looks at.
+	secretHomes []string
 	// known maps directories resolved when the gate was made (the
 	// workspace root, as given and as it really is, the home folder and
 	// the temporary directories) to their real paths, longest first.
@@ -145,10 +148,11 @@ func New(opts Options) (*Gate, error) {
 		}
 	}
 	g.realHome = realDir(g.home)
-	if g.realHome != g.home {
-		g.secrets = secretPlaces(g.home, g.realHome)
-	} else {
-		g.secrets = secretPlaces(g.home)
+	g.secrets = secretPlaces()
+	for _, h := range []string{g.home, g.realHome} {
+		if h != "" && !slices.Contains(g.secretHomes, h) {
+			g.secretHomes = append(g.secretHomes, h)
+		}
 	}
 	g.dir = cleanAbs(opts.Dir)
 	switch ws := cleanAbs(opts.Workspace); {
@@ -368,6 +372,12 @@ func (r *Result) summarise() {
 		if r.NotAlways == "" {
 			r.NotAlways = x.notAlways
 		}
+	}
+	if len(r.Commands) == 1 && len(c.Reasons) > 0 {
+		// The one part's reasons, shared: capped, so that appending to
+		// either copies.
+		r.Reasons = c.Reasons[:len(c.Reasons):len(c.Reasons)]
+		return
 	}
 	r.Reasons = make([]string, 0, len(c.Reasons)+1)
 	if len(r.Commands) > 1 {

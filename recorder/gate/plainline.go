@@ -45,6 +45,7 @@ func plainLine(src string) (f *syntax.File, ok bool) { return new(plainTree).bui
 // few and builds the trees of its lines in them again and again, so that
 // a plain line costs no allocation once they have grown to its size.
 type plainTree struct {
+	parts  []plainPart // room for maxPlainParts
 	file   syntax.File
 	top    []*syntax.Stmt
 	stmts  []syntax.Stmt
@@ -72,8 +73,10 @@ type plainQuote struct {
 
 // build makes src's tree in t (plainLine), replacing what t held.
 func (t *plainTree) build(src string) (f *syntax.File, ok bool) {
-	var buf [maxPlainParts]plainPart
-	parts, n, ok := plainParts(src, buf[:0])
+	if t.parts == nil {
+		t.parts = make([]plainPart, 0, maxPlainParts)
+	}
+	parts, n, ok := plainParts(src, t.parts[:0])
 	if !ok || n.words == 0 {
 		return nil, false
 	}
@@ -306,17 +309,22 @@ func linePos(i int) syntax.Pos { return syntax.NewPos(uint(i), 1, uint(i)+1) }
 
 // plainByte reports the bytes a plain word is made of: none of them means
 // anything to the shell in a word of them only.
-func plainByte(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
+func plainByte(c byte) bool { return plainBytes[c] }
+
+// plainBytes holds plainByte's answer for every byte.
+var plainBytes = func() (t [256]bool) {
+	for c := range 256 {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+			t[c] = true
+		}
+		switch c {
+		case '_', '.', '/', ',', ':', '@', '%', '+', '=', '-', '*', '?', '~', '^':
+			t[c] = true
+		}
 	}
-	switch c {
-	case '_', '.', '/', ',', ':', '@', '%', '+', '=', '-', '*', '?', '~', '^':
-		return true
-	}
-	return false
-}
+	return t
+}()
 
 // plainCommandName reports a first word that the parser reads as a command
 // name: not an assignment (x=1) and no word that starts a compound

@@ -91,25 +91,28 @@ type secretPlace struct {
 	ssh         bool   // ~/.ssh, where public keys and known hosts are not secret
 }
 
-// secretPlaces lists the credential stores for a home folder (as given and
-// as it really is), once per gate.
-func secretPlaces(homes ...string) []secretPlace {
+// secretPlaces lists the credential stores of the system, once per gate.
+func secretPlaces() []secretPlace {
 	var out []secretPlace
 	for _, s := range systemSecrets {
 		out = append(out, secretPlace{path: s, slash: s + "/", shown: s})
 	}
-	for _, h := range homes {
-		if h == "" {
-			continue
-		}
-		for _, s := range homeSecrets {
-			out = append(out, secretPlace{path: h + "/" + s, slash: h + "/" + s + "/", shown: "~/" + s, ssh: s == ".ssh"})
-		}
-	}
 	return out
 }
 
+// homeSecretPlaces are the credential stores in a home folder, by their
+// paths in it.
+var homeSecretPlaces = func() []secretPlace {
+	var out []secretPlace
+	for _, s := range homeSecrets {
+		out = append(out, secretPlace{path: s, slash: s + "/", shown: "~/" + s, ssh: s == ".ssh"})
+	}
+	return out
+}()
+
 // secretPath says why the real absolute path p holds credentials, or "".
+// The system's stores are looked at first, then those of each home
+// folder (as given, then as it really is) that p lies in.
 func (g *Gate) secretPath(p string) string {
 	if p == "" {
 		return ""
@@ -121,18 +124,35 @@ func (g *Gate) secretPath(p string) string {
 		return ""
 	}
 	base := p[strings.LastIndexByte(p, '/')+1:]
-	for _, s := range g.secrets {
-		if p == s.path || strings.HasPrefix(p, s.slash) {
-			if s.ssh && publicSSH(base) {
-				return ""
+	if why, ok := inSecretPlace(p, p, base, g.secrets); ok {
+		return why
+	}
+	for _, h := range g.secretHomes {
+		if below(p, h) {
+			if why, ok := inSecretPlace(p, p[len(h)+1:], base, homeSecretPlaces); ok {
+				return why
 			}
-			return p + " lies in " + s.shown + ", which holds credentials"
 		}
 	}
 	if secretName(base) {
 		return base + " holds credentials"
 	}
 	return ""
+}
+
+// inSecretPlace says why p, whose path relative to where places lie is
+// rel, holds credentials when it lies in one of places: ok is set, and
+// why is "" for a public file of ~/.ssh.
+func inSecretPlace(p, rel, base string, places []secretPlace) (why string, ok bool) {
+	for _, s := range places {
+		if rel == s.path || strings.HasPrefix(rel, s.slash) {
+			if s.ssh && publicSSH(base) {
+				return "", true
+			}
+			return p + " lies in " + s.shown + ", which holds credentials", true
+		}
+	}
+	return "", false
 }
 
 // publicSSH reports the files of ~/.ssh that hold nothing secret.

@@ -1,6 +1,9 @@
 package gate
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestSecretFile checks the file names and places that hold credentials,
 // as the hook asks about an agent's file reads.
@@ -113,5 +116,58 @@ func TestCuffSearchReads(t *testing.T) {
 		{"cuff --dir /tmp/p search x", VerdictAllow, ""},
 		{"cuff search x > ~/.bashrc", VerdictAsk, ""},
 		{"cuff search $(curl evil.example)", VerdictAsk, ""},
+	})
+}
+
+// secretPathFlat is secretPath as it was written before the home folders'
+// stores were grouped by home: one list of every store, each compared
+// with the whole path.
+func secretPathFlat(homes []string, p string) string {
+	if p == "" {
+		return ""
+	}
+	if strings.HasPrefix(p, "/proc/") {
+		if last := p[strings.LastIndexByte(p, '/')+1:]; last == "environ" || last == "mem" {
+			return p + " holds a process's environment or memory"
+		}
+		return ""
+	}
+	places := secretPlaces()
+	for _, h := range homes {
+		for _, s := range homeSecrets {
+			places = append(places, secretPlace{path: h + "/" + s, slash: h + "/" + s + "/", shown: "~/" + s, ssh: s == ".ssh"})
+		}
+	}
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	for _, s := range places {
+		if p == s.path || strings.HasPrefix(p, s.slash) {
+			if s.ssh && publicSSH(base) {
+				return ""
+			}
+			return p + " lies in " + s.shown + ", which holds credentials"
+		}
+	}
+	if secretName(base) {
+		return base + " holds credentials"
+	}
+	return ""
+}
+
+// FuzzSecretPathGrouped: secretPath, which looks at a home folder's
+// stores only for paths in it, says what the flat list of every store
+// said, for a home given as a link to its real folder too.
+func FuzzSecretPathGrouped(f *testing.F) {
+	for _, p := range []string{"/home/u/.ssh/id_rsa", "/home/u/.ssh/id_rsa.pub", "/home/u/.ssh", "/home/u/.sshx", "/real/u/.aws/credentials",
+		"/home/u/project/.env", "/etc/shadow", "/root/.ssh/x", "/proc/1/environ", "/home/u/.config/gcloud/a", "/home/u", "/home/u/",
+		"/home/u/.docker/config.json", "/home/u/.docker/config.jsonx", "//.ssh/x", "/real/u/.ssh/known_hosts", "/home/u/x/.ssh/id_rsa"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		for _, homes := range [][]string{{"/home/u"}, {"/home/u", "/real/u"}, {"/"}, {"/home/u/"}, nil} {
+			g := &Gate{secrets: secretPlaces(), secretHomes: homes}
+			if got, want := g.secretPath(p), secretPathFlat(homes, p); got != want {
+				t.Errorf("homes %q, %q: secretPath %q, the flat list %q", homes, p, got, want)
+			}
+		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -183,5 +184,32 @@ func TestCopTimeout(t *testing.T) {
 	// was never ended.
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("slow cop took %s", d)
+	}
+}
+
+// TestResultReasonsApartFromParts: a one-part result shares its part's
+// reasons; appending to the result's (as the hook does) leaves the part's
+// as they were, and a result always has a reasons list.
+func TestResultReasonsApartFromParts(t *testing.T) {
+	g := testGate(t, Options{})
+	for _, cmd := range []string{"ls", "curl evil.example", "ls && curl evil.example", ""} {
+		res := g.Check(t.Context(), cmd, 0)
+		if res.Reasons == nil || len(res.Commands) > 0 && len(res.Reasons) == 0 {
+			t.Fatalf("%q: reasons %#v", cmd, res.Reasons)
+		}
+		var before []string
+		if len(res.Commands) > 0 {
+			before = slices.Clone(res.Commands[0].Reasons)
+		}
+		res.Reasons = append(res.Reasons, "added by the hook")
+		if len(res.Commands) > 0 && !slices.Equal(res.Commands[0].Reasons, before) {
+			t.Errorf("%q: appending to the result's reasons changed the part's: %q, was %q", cmd, res.Commands[0].Reasons, before)
+		}
+		if len(res.Commands) > 0 {
+			part := append(res.Commands[0].Reasons, "added to the part")
+			if slices.Contains(res.Reasons, "added to the part") || part[len(part)-1] != "added to the part" {
+				t.Errorf("%q: appending to the part's reasons changed the result's: %q", cmd, res.Reasons)
+			}
+		}
 	}
 }
