@@ -13,17 +13,19 @@ const maxPlainParts = 64
 // plainPart is one run of a plain word: plain bytes, or quoted text (the
 // quotes included); or an operator between commands.
 type plainPart struct {
-	kind       byte // 'a' plain bytes, '\'' or '"' quoted, 'o' an operator
+	kind       byte // 'a' plain bytes, '\'' or '"' quoted, 'o' an operator, 'v' an assignment
 	op         byte // of an operator: '|', '&' (&&), 'o' (||) or ';'
 	start, end int  // src[start:end]
+	eq         int  // of an assignment: where its = is, from start
 	first      bool // it starts a word
 }
 
 // plainCounts counts what a plain line's tree is made of.
 type plainCounts struct {
-	words, lits, quotes int
+	words, lits, quotes int // words: a command's words after its assignments
 	cmds                int // simple commands
 	bins                int // | && || operators
+	assigns, values     int // assignments, and those with a value
 }
 
 // plainLine is the syntax tree mvdan.cc/sh's parser gives for a command
@@ -32,7 +34,8 @@ type plainCounts struct {
 // commands whose words hold letters, digits and _ . / , : @ % + = - ^ and
 // the pattern and tilde characters * ? ~ (the parser keeps them in a
 // literal: the gate expands them itself), and single- or double-quoted
-// text, separated by blanks, joined by | && || and ; (and a last ;). Most
+// text, separated by blanks, joined by | && || and ; (and a last ;), each
+// command led by assignments of plain bytes (LC_ALL=C sort x). Most
 // lines an agent runs are such, and building their tree directly skips
 // the parser's start-up, which costs more than the rest of their
 // classification. ok is false for every other line: expansions, escapes,
@@ -51,6 +54,9 @@ type plainTree struct {
 	stmts  []syntax.Stmt
 	calls  []syntax.CallExpr
 	bins   []syntax.BinaryCmd
+	assign []syntax.Assign
+	asgPtr []*syntax.Assign
+	values []plainWord
 	ws     []plainWord
 	args   []*syntax.Word
 	lits   []syntax.Lit
@@ -87,9 +93,14 @@ func (t *plainTree) build(src string) (f *syntax.File, ok bool) {
 	stmts := grown(t.stmts, n.cmds+n.bins)
 	calls := grown(t.calls, n.cmds)
 	bins := grown(t.bins, n.bins)
+	assign := grown(t.assign, n.assigns)
+	asgPtr := grown(t.asgPtr, n.assigns)
+	values := grown(t.values, n.values)
 	t.ws, t.args, t.lits, t.quoted, t.stmts, t.calls, t.bins = ws, args, litBuf, quoted, stmts, calls, bins
+	t.assign, t.asgPtr, t.values = assign, asgPtr, values
 	t.top = t.top[:0]
 	w, l, k := -1, 0, 0
+	asg, asgStart, v := 0, 0, 0 // assignments made, the first of this command's, values made
 	// The commands are joined as the parser joins them: a pipeline binds
 	// tighter than && and ||, and both group from the left.
 	var pipe, chain *syntax.Stmt // the pipeline and the && || list so far
@@ -108,10 +119,15 @@ func (t *plainTree) build(src string) (f *syntax.File, ok bool) {
 	endCmd := func() {
 		c := &calls[used-binsUsed]
 		*c = syntax.CallExpr{Args: args[cmdStart : w+1 : w+1]}
+		pos := args[cmdStart].Pos()
+		if asg > asgStart {
+			c.Assigns = asgPtr[asgStart:asg:asg]
+			pos = c.Assigns[0].Pos()
+		}
 		s := &stmts[used]
 		used++
-		*s = syntax.Stmt{Cmd: c, Position: args[cmdStart].Pos()}
-		cmdStart = w + 1
+		*s = syntax.Stmt{Cmd: c, Position: pos}
+		cmdStart, asgStart = w+1, asg
 		if pipe == nil {
 			pipe = s
 		} else {
@@ -147,6 +163,27 @@ func (t *plainTree) build(src string) (f *syntax.File, ok bool) {
 					chainOp = syntax.OrStmt
 				}
 			}
+			continue
+		case 'v':
+			// As the parser splits NAME=value and NAME+=value.
+			nameEnd, app := p.start+p.eq, false
+			if src[nameEnd-1] == '+' {
+				nameEnd, app = nameEnd-1, true
+			}
+			litBuf[l] = syntax.Lit{ValuePos: linePos(p.start), ValueEnd: linePos(nameEnd), Value: src[p.start:nameEnd]}
+			a := &assign[asg]
+			*a = syntax.Assign{Append: app, Name: &litBuf[l]}
+			l++
+			if from := p.start + p.eq + 1; from < p.end {
+				litBuf[l] = syntax.Lit{ValuePos: linePos(from), ValueEnd: linePos(p.end), Value: src[from:p.end]}
+				values[v].one[0] = &litBuf[l]
+				values[v].word = syntax.Word{Parts: values[v].one[:]}
+				a.Value = &values[v].word
+				l++
+				v++
+			}
+			asgPtr[asg] = a
+			asg++
 			continue
 		case 'a':
 			litBuf[l] = syntax.Lit{ValuePos: linePos(p.start), ValueEnd: linePos(p.end), Value: src[p.start:p.end]}
@@ -206,15 +243,37 @@ func grown[T any](s []T, n int) []T {
 // counts them. ok is false for a line that is not plain.
 func plainParts(src string, buf []plainPart) (parts []plainPart, n plainCounts, ok bool) {
 	parts = buf
-	wordStart := -1
-	cmdWords := 0 // words of the command being read
+	wordStart, wordParts := -1, 0
+	cmdWords, cmdArgs := 0, 0 // words of the command being read, and those after its assignments
 	lastOp := byte(0)
-	// endWord ends the word being read: the first of a command must be
-	// one the parser takes as a command name.
+	// endWord ends the word being read: a command's first words may be
+	// assignments, and its first other word must be one the parser takes
+	// as a command name.
 	endWord := func(i int) bool {
-		ok := wordStart < 0 || cmdWords != 1 || plainCommandName(src[wordStart:i])
+		if wordStart < 0 {
+			return true
+		}
+		w := src[wordStart:i]
 		wordStart = -1
-		return ok
+		if cmdArgs > 0 {
+			cmdArgs++
+			n.words++
+			return true
+		}
+		if last := &parts[len(parts)-1]; wordParts == 1 && last.kind == 'a' {
+			if eq := assignmentEq(w); eq > 0 {
+				last.kind, last.eq = 'v', eq
+				n.assigns++
+				if eq+1 < len(w) {
+					n.values++
+					n.lits++ // the name's and the value's instead of the word's one
+				}
+				return true
+			}
+		}
+		cmdArgs++
+		n.words++
+		return plainCommandName(w)
 	}
 	for i := 0; i < len(src); {
 		c := src[i]
@@ -249,7 +308,7 @@ func plainParts(src string, buf []plainPart) (parts []plainPart, n plainCounts, 
 			n.quotes++
 			i = j + 1
 		case c == '|' || c == '&' || c == ';':
-			if !endWord(i) || cmdWords == 0 {
+			if !endWord(i) || cmdArgs == 0 {
 				return nil, n, false
 			}
 			var next byte
@@ -269,7 +328,7 @@ func plainParts(src string, buf []plainPart) (parts []plainPart, n plainCounts, 
 			if p.op != ';' {
 				n.bins++
 			}
-			lastOp, cmdWords = p.op, 0
+			lastOp, cmdWords, cmdArgs = p.op, 0, 0
 			i = p.end
 			if len(parts) == cap(parts) {
 				return nil, n, false
@@ -281,22 +340,37 @@ func plainParts(src string, buf []plainPart) (parts []plainPart, n plainCounts, 
 		}
 		p.end = i
 		if p.first {
-			wordStart = p.start
+			wordStart, wordParts = p.start, 0
 			if cmdWords == 0 {
 				n.cmds++
 			}
 			cmdWords++
-			n.words++
 		}
+		wordParts++
 		if len(parts) == cap(parts) {
 			return nil, n, false
 		}
 		parts = append(parts, p)
 	}
-	if !endWord(len(src)) || cmdWords == 0 && lastOp != ';' {
+	if !endWord(len(src)) || cmdWords > 0 && cmdArgs == 0 || cmdWords == 0 && lastOp != ';' {
 		return nil, n, false
 	}
 	return parts, n, true
+}
+
+// assignmentEq is where the = of an assignment word of plain bytes is, as
+// the parser takes it (NAME=value or NAME+=value, NAME a valid name), or
+// 0 for another word.
+func assignmentEq(w string) int {
+	eq := strings.IndexByte(w, '=')
+	name := w[:max(eq, 0)]
+	if n := len(name); n > 0 && name[n-1] == '+' {
+		name = name[:n-1]
+	}
+	if eq <= 0 || !syntax.ValidName(name) {
+		return 0
+	}
+	return eq
 }
 
 // quotedByte reports the bytes taken inside quotes: printable ASCII and

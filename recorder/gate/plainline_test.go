@@ -54,9 +54,10 @@ func TestPlainLineMatchesTheParserOnTheCorpora(t *testing.T) {
 }
 
 func TestPlainLineLeavesTheRestToTheParser(t *testing.T) {
-	for _, src := range []string{"", "   ", "a=1 ls", "x=1", "ls >f", "echo $HOME",
+	for _, src := range []string{"", "   ", "x=1", "x=1 y=2", "x=1 | y", "ls && x=1", "1x=2 y", "x='a' y", "x=\"a\" y", "x=a'b' y", "+=1 x", "=1 x",
+		"x=1 if", "x=1 y=2 then", "x=1 '", "ls >f", "echo $HOME",
 		"ls &", "ls & rm f", "ls |& cat", "ls ;; x", "ls ;& x", "ls ;;& x", "ls ;| x", "| ls", "ls |", "ls &&", "&& ls", "ls ||",
-		"ls; ;", "; ls", ";", "ls || | x", "ls ||| x", "ls &&& x", "ls | if x", "ls && time x", "ls || ! x", "ls; x=1", "ls | x=1 y",
+		"ls; ;", "; ls", ";", "ls || | x", "ls ||| x", "ls &&& x", "ls | if x", "ls && time x", "ls || ! x", "ls; x=1",
 		"ls && declare x", "echo if | fi x", "a ; if", "ls;\nx", "ls && {", "ls | (x)", "ls&&&x", "ls 2>&1 | x", "ls | x > f", "ls && x #c",
 		`echo a\ b`, `echo "$x"`, "echo 'a", `echo "a`, `echo "a\"b"`, "echo $'a'", "echo 'a'$b", "echo {a,b}", "ls # c", "ls\nrm f", "if true", "time ls",
 		"export A=1", "declare -x A", "let a=1", "coproc ls", "function f", "ls &", "! ls", "(ls)", "echo a[1]", "echo `ls`",
@@ -71,7 +72,8 @@ func TestPlainLineLeavesTheRestToTheParser(t *testing.T) {
 		`echo a'b'"c"d`, `echo '' ""`, `'ls' -l`, `"if" x`, `echo 'a"b' "c'd"`, `sed -n '1,80p' f`, "echo 'a\tb' \"c\td\"",
 		"echo ~", "ls *.go", "echo ?", "ls ~/x ~+ ~- ~u/y *? **/x", "a^b c^d", "~/bin/tool -x", "grep -r 'x' ~/src/*.go",
 		"ls;rm f", "ls && rm f", "ls | sh", "ls;", "ls ; ", "a|b|c", "a && b || c && d", "a | b && c | d || e | f; g | h", "a;b;c",
-		"git diff | head -100", "cd web && npm test", "x 'a|b' \"c && d\" | y", "echo if | x fi", "a | 'if' x"} {
+		"git diff | head -100", "cd web && npm test", "a=1 ls", "ls | x=1 y", "a+=1 b", "_a=b c", "a=b=c d", "a= b", "a=1 b=2 c d=3",
+		"LC_ALL=C sort names.txt", "GOCACHE=/tmp/gocache go build ./... && CGO_ENABLED=0 x", "X=~/a Y=*.go z", "A1=1 b | C_=2 d", "x 'a|b' \"c && d\" | y", "echo if | x fi", "a | 'if' x"} {
 		if !checkPlainLine(t, reused, src) {
 			t.Errorf("plainLine left %q to the parser", src)
 		}
@@ -82,7 +84,8 @@ func TestPlainLineLeavesTheRestToTheParser(t *testing.T) {
 // for every line it takes.
 func FuzzPlainLineMatchesParser(f *testing.F) {
 	for _, s := range []string{"git status", "go test ./...", "a=b c", "ls -la\tsrc", "echo if", "x y=z", "", " - ", "@ % +", `a 'b' "c" d'e'"f"`, `x "" ''`, "ls ~/x *.go a?b ^c",
-		"a | b && c || d; e", "a;b", "a&&b|c", "a ;", "a |& b", "x|y=z", "a && b;; c", "a | b & c", "a || b |"} {
+		"a | b && c || d; e", "a;b", "a&&b|c", "a ;", "a |& b", "x|y=z", "a && b;; c", "a | b & c", "a || b |",
+		"A=1 b", "a+=x b", "A=1 B= c && D=x=y e", "x=1", "a[1]=2 b", "A=1 if"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
@@ -91,6 +94,7 @@ func FuzzPlainLineMatchesParser(f *testing.F) {
 		reused := new(plainTree)
 		reused.build(`x "a" 'b' c"d"e "" f g h i j k l m n o p`)
 		reused.build(`a | b && c 'd' || e "f"; g | h | i`)
+		reused.build(`A=1 B= C+=x d e | F=g h`)
 		checkPlainLine(t, reused, src)
 	})
 }
