@@ -8,34 +8,30 @@ import (
 
 	at "github.com/cuff-dev/cuff/internal/agenttest"
 	"github.com/cuff-dev/cuff/internal/tmuxtest"
+	"github.com/cuff-dev/cuff/tui/dialog"
 )
 
 // promptHelp is the approval prompt's line of keys: on screen while it is
 // open.
 const promptHelp = "a once · s this agent session"
 
-// press sends key until the screen shows want ("" for: until the approval
-// prompt has closed). A prompt that popped up on its own ignores keys for
-// a moment (a key inside that moment starts it again), so a key that was
-// ignored is sent again after a pause longer than that moment.
+// press sends key to the approval prompt on screen once it takes keys, and
+// waits until the screen shows want ("" for: until the prompt has closed).
+// A prompt that popped up on its own ignores keys for dialog.GracePeriod
+// from when it opened, before it was drawn: waiting that long after it is
+// seen is enough. The key is sent once: sent again because the first one's
+// effect was slow to show, it typed into the reason ("dsecrets stay here")
+// or acted on the page below.
 func press(t *testing.T, ts *tmuxtest.Session, key, want string) {
 	t.Helper()
-	deadline := time.Now().Add(tmuxtest.ScreenWait)
-	for {
-		ts.Keys(key)
-		var screen string
-		var ok bool
-		if want != "" {
-			screen, ok = ts.Shows(time.Second, want)
-		} else {
-			screen, ok = ts.Gone(time.Second, promptHelp)
-		}
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never brought %q:\n%s", key, want, screen)
-		}
+	time.Sleep(dialog.GracePeriod + 200*time.Millisecond)
+	ts.Keys(key)
+	if want != "" {
+		ts.WaitScreen(want)
+		return
+	}
+	if screen, ok := ts.Gone(tmuxtest.ScreenWait, promptHelp); !ok {
+		t.Fatalf("%s never closed the prompt:\n%s", key, screen)
 	}
 }
 
