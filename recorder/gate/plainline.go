@@ -13,11 +13,16 @@ const maxPlainParts = 64
 // plainPart is one run of a plain word: plain bytes, or quoted text (the
 // quotes included); or an operator between commands.
 type plainPart struct {
-	kind       byte // 'a' plain bytes, '\'' or '"' quoted, 'o' an operator, 'v' an assignment
+	kind       byte // 'a' plain bytes, '\'' or '"' quoted, 'o' an operator, 'v' an assignment, 'r' a redirection
 	op         byte // of an operator: '|', '&' (&&), 'o' (||) or ';'
 	start, end int  // src[start:end]
 	eq         int  // of an assignment: where its = is, from start
 	first      bool // it starts a word
+	redir      bool // of a word: a redirection's
+	// Of a redirection: its operator, where it starts (after the file
+	// descriptor's number, when there is one: src[start:opStart]).
+	rop     syntax.RedirOperator
+	opStart int
 }
 
 // plainCounts counts what a plain line's tree is made of.
@@ -26,6 +31,7 @@ type plainCounts struct {
 	cmds                int // simple commands
 	bins                int // | && || operators
 	assigns, values     int // assignments, and those with a value
+	redirs              int // redirections, each with a word not counted in words
 }
 
 // plainLine is the syntax tree mvdan.cc/sh's parser gives for a command
@@ -35,11 +41,14 @@ type plainCounts struct {
 // the pattern and tilde characters * ? ~ (the parser keeps them in a
 // literal: the gate expands them itself), and single- or double-quoted
 // text, separated by blanks, joined by | && || and ; (and a last ;), each
-// command led by assignments of plain bytes (LC_ALL=C sort x). Most
+// command led by assignments of plain bytes (LC_ALL=C sort x) and followed
+// by redirections of a file or descriptor (< > >> <& >& &> &>>, with a
+// descriptor's number: go test 2>&1 | tail). Most
 // lines an agent runs are such, and building their tree directly skips
 // the parser's start-up, which costs more than the rest of their
 // classification. ok is false for every other line: expansions, escapes,
-// other operators (& |& ;;), redirections, keywords, declarations,
+// other operators (& |& ;; here-documents, process substitutions, >| <>),
+// a redirection before the command's name, keywords, declarations,
 // assignments, comments and newlines all go to the parser. A fuzz test
 // holds the tree equal to the parser's (FuzzPlainLineMatchesParser).
 func plainLine(src string) (f *syntax.File, ok bool) { return new(plainTree).build(src) }
@@ -57,6 +66,8 @@ type plainTree struct {
 	assign []syntax.Assign
 	asgPtr []*syntax.Assign
 	values []plainWord
+	redirs []syntax.Redirect
+	rdPtr  []*syntax.Redirect
 	ws     []plainWord
 	args   []*syntax.Word
 	lits   []syntax.Lit
@@ -86,7 +97,7 @@ func (t *plainTree) build(src string) (f *syntax.File, ok bool) {
 	if !ok || n.words == 0 {
 		return nil, false
 	}
-	ws := grown(t.ws, n.words)
+	ws := grown(t.ws, n.words+n.redirs)
 	args := grown(t.args, n.words)
 	litBuf := grown(t.lits, n.lits)
 	quoted := grown(t.quoted, n.quotes)
@@ -97,9 +108,13 @@ func (t *plainTree) build(src string) (f *syntax.File, ok bool) {
 	asgPtr := grown(t.asgPtr, n.assigns)
 	values := grown(t.values, n.values)
 	t.ws, t.args, t.lits, t.quoted, t.stmts, t.calls, t.bins = ws, args, litBuf, quoted, stmts, calls, bins
-	t.assign, t.asgPtr, t.values = assign, asgPtr, values
+	redirs := grown(t.redirs, n.redirs)
+	rdPtr := grown(t.rdPtr, n.redirs)
+	t.assign, t.asgPtr, t.values, t.redirs, t.rdPtr = assign, asgPtr, values, redirs, rdPtr
 	t.top = t.top[:0]
-	w, l, k := -1, 0, 0
+	w, wi, l, k := -1, -1, 0, 0 // the last argument, word, literal and quoted part made
+	var cur *plainWord          // the word being made
+	rd, rdStart := 0, 0         // redirections made, the first of this command's
 	asg, asgStart, v := 0, 0, 0 // assignments made, the first of this command's, values made
 	// The commands are joined as the parser joins them: a pipeline binds
 	// tighter than && and ||, and both group from the left.
@@ -127,7 +142,10 @@ func (t *plainTree) build(src string) (f *syntax.File, ok bool) {
 		s := &stmts[used]
 		used++
 		*s = syntax.Stmt{Cmd: c, Position: pos}
-		cmdStart, asgStart = w+1, asg
+		if rd > rdStart {
+			s.Redirs = rdPtr[rdStart:rd:rd]
+		}
+		cmdStart, asgStart, rdStart = w+1, asg, rd
 		if pipe == nil {
 			pipe = s
 		} else {
@@ -185,6 +203,17 @@ func (t *plainTree) build(src string) (f *syntax.File, ok bool) {
 			asgPtr[asg] = a
 			asg++
 			continue
+		case 'r':
+			r := &redirs[rd]
+			*r = syntax.Redirect{OpPos: linePos(p.opStart), Op: p.rop}
+			if p.opStart > p.start {
+				litBuf[l] = syntax.Lit{ValuePos: linePos(p.start), ValueEnd: linePos(p.opStart), Value: src[p.start:p.opStart]}
+				r.N = &litBuf[l]
+				l++
+			}
+			rdPtr[rd] = r
+			rd++
+			continue
 		case 'a':
 			litBuf[l] = syntax.Lit{ValuePos: linePos(p.start), ValueEnd: linePos(p.end), Value: src[p.start:p.end]}
 			part = &litBuf[l]
@@ -207,16 +236,22 @@ func (t *plainTree) build(src string) (f *syntax.File, ok bool) {
 			part = &q.dbl
 		}
 		if p.first {
-			w++
-			ws[w].one[0] = part
-			ws[w].word = syntax.Word{Parts: ws[w].one[:]}
-			args[w] = &ws[w].word
+			wi++
+			cur = &ws[wi]
+			cur.one[0] = part
+			cur.word = syntax.Word{Parts: cur.one[:]}
+			if p.redir {
+				redirs[rd-1].Word = &cur.word
+			} else {
+				w++
+				args[w] = &cur.word
+			}
 			continue
 		}
-		if len(ws[w].word.Parts) == 1 {
-			ws[w].word.Parts = append(make([]syntax.WordPart, 0, 4), ws[w].one[0])
+		if len(cur.word.Parts) == 1 {
+			cur.word.Parts = append(make([]syntax.WordPart, 0, 4), cur.one[0])
 		}
-		ws[w].word.Parts = append(ws[w].word.Parts, part)
+		cur.word.Parts = append(cur.word.Parts, part)
 	}
 	if cmdStart <= w {
 		endCmd()
@@ -246,6 +281,9 @@ func plainParts(src string, buf []plainPart) (parts []plainPart, n plainCounts, 
 	wordStart, wordParts := -1, 0
 	cmdWords, cmdArgs := 0, 0 // words of the command being read, and those after its assignments
 	lastOp := byte(0)
+	// redirWord: the word being read is a redirection's; wantWord: a
+	// redirection waits for its word.
+	redirWord, wantWord := false, false
 	// endWord ends the word being read: a command's first words may be
 	// assignments, and its first other word must be one the parser takes
 	// as a command name.
@@ -255,6 +293,10 @@ func plainParts(src string, buf []plainPart) (parts []plainPart, n plainCounts, 
 		}
 		w := src[wordStart:i]
 		wordStart = -1
+		if redirWord {
+			redirWord = false
+			return true
+		}
 		if cmdArgs > 0 {
 			cmdArgs++
 			n.words++
@@ -307,8 +349,63 @@ func plainParts(src string, buf []plainPart) (parts []plainPart, n plainCounts, 
 			}
 			n.quotes++
 			i = j + 1
+		case c == '<' || c == '>' || c == '&' && i+1 < len(src) && src[i+1] == '>':
+			if wantWord || redirWord && wordStart >= 0 {
+				return nil, n, false // no word between two redirections, or one right after another's word
+			}
+			p = plainPart{kind: 'r', start: i, opStart: i}
+			if last := len(parts) - 1; c != '&' && wordStart >= 0 && wordParts == 1 && parts[last].kind == 'a' &&
+				parts[last].end == i && allDigits(src[wordStart:i]) {
+				// The file descriptor's number, as in 2>&1: no word.
+				p.start = wordStart
+				parts = parts[:last]
+				wordStart = -1
+				cmdWords-- // its literal stays counted, as the number's
+			} else if !endWord(i) {
+				return nil, n, false
+			}
+			if cmdArgs == 0 {
+				return nil, n, false // before the command's name
+			}
+			var next, after byte
+			if i+1 < len(src) {
+				next = src[i+1]
+			}
+			if i+2 < len(src) {
+				after = src[i+2]
+			}
+			switch {
+			case c == '<' && next == '&':
+				p.rop, p.end = syntax.DplIn, i+2
+			case c == '<' && next != '<' && next != '>' && next != '(':
+				p.rop, p.end = syntax.RdrIn, i+1
+			case c == '>' && next == '>':
+				p.rop, p.end = syntax.AppOut, i+2
+			case c == '>' && next == '&':
+				p.rop, p.end = syntax.DplOut, i+2
+			case c == '>' && next != '|' && next != '(' && next != '!':
+				p.rop, p.end = syntax.RdrOut, i+1
+			case c == '&' && after == '>':
+				p.rop, p.end = syntax.AppAll, i+3
+			case c == '&':
+				p.rop, p.end = syntax.RdrAll, i+2
+			default:
+				return nil, n, false // here-documents, process substitutions, >| <>
+			}
+			// The word must follow: blanks, then plain bytes or quotes.
+			i = p.end
+			if i < len(src) && !plainByte(src[i]) && src[i] != ' ' && src[i] != '\t' && src[i] != '\'' && src[i] != '"' {
+				return nil, n, false
+			}
+			n.redirs++
+			wantWord = true
+			if len(parts) == cap(parts) {
+				return nil, n, false
+			}
+			parts = append(parts, p)
+			continue
 		case c == '|' || c == '&' || c == ';':
-			if !endWord(i) || cmdArgs == 0 {
+			if wantWord || !endWord(i) || cmdArgs == 0 {
 				return nil, n, false
 			}
 			var next byte
@@ -341,21 +438,36 @@ func plainParts(src string, buf []plainPart) (parts []plainPart, n plainCounts, 
 		p.end = i
 		if p.first {
 			wordStart, wordParts = p.start, 0
-			if cmdWords == 0 {
-				n.cmds++
+			if wantWord {
+				wantWord, redirWord = false, true
+			} else {
+				if cmdWords == 0 {
+					n.cmds++
+				}
+				cmdWords++
 			}
-			cmdWords++
 		}
+		p.redir = redirWord
 		wordParts++
 		if len(parts) == cap(parts) {
 			return nil, n, false
 		}
 		parts = append(parts, p)
 	}
-	if !endWord(len(src)) || cmdWords > 0 && cmdArgs == 0 || cmdWords == 0 && lastOp != ';' {
+	if wantWord || !endWord(len(src)) || cmdWords > 0 && cmdArgs == 0 || cmdWords == 0 && lastOp != ';' {
 		return nil, n, false
 	}
 	return parts, n, true
+}
+
+// allDigits reports a non-empty string of ASCII digits.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // assignmentEq is where the = of an assignment word of plain bytes is, as
