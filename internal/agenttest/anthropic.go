@@ -23,6 +23,7 @@ type Anthropic struct{ *mock }
 func NewAnthropic(t testing.TB, script ...Conversation) *Anthropic {
 	a := &Anthropic{}
 	a.mock = newMock(t, script, http.HandlerFunc(a.serve))
+	a.start()
 	return a
 }
 

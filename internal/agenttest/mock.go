@@ -50,7 +50,7 @@ type mock struct {
 func newMock(t testing.TB, script []Conversation, h http.Handler) *mock {
 	t.Helper()
 	m := &mock{t: t, script: script, results: map[string]ToolResult{}, arrived: make(chan struct{})}
-	m.srv = httptest.NewServer(h) // listens on 127.0.0.1 only
+	m.srv = httptest.NewUnstartedServer(h) // listens on 127.0.0.1 only; start serves
 	t.Cleanup(func() {
 		m.srv.CloseClientConnections()
 		m.srv.Close()
@@ -63,8 +63,19 @@ func newMock(t testing.TB, script []Conversation, h http.Handler) *mock {
 	return m
 }
 
-// URL is the mock's base address, http://127.0.0.1:PORT.
-func (m *mock) URL() string { return m.srv.URL }
+// start serves requests. The constructors call it once the handler's
+// receiver holds the mock, so no request can find it unset.
+func (m *mock) start() { m.srv.Start() }
+
+// URL is the mock's base address, http://127.0.0.1:PORT. It takes the lock
+// every request takes before it replies: what the test did before handing
+// the address to an agent (a script's closure reading the mock's variable)
+// happens before the replies, as the race detector sees it too.
+func (m *mock) URL() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.srv.URL
+}
 
 // problem notes a request the script did not expect; the test fails when
 // it ends (a handler must not call t.Fatal).

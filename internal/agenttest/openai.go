@@ -20,6 +20,7 @@ type Responses struct{ *mock }
 func NewResponses(t testing.TB, script ...Conversation) *Responses {
 	r := &Responses{}
 	r.mock = newMock(t, script, http.HandlerFunc(r.serve))
+	r.start()
 	return r
 }
 
