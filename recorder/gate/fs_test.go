@@ -110,7 +110,7 @@ func TestSelfApprovalThroughALink(t *testing.T) {
 		{"tee -a s/grants/x < /dev/null", VerdictAsk},
 		{"cp README.md s/grants/abc.json", VerdictAsk},
 		{"mv README.md r$STATE/grants/", VerdictAsk},
-		{"echo x > r/proc/self/cwd/x", VerdictAsk},
+		{"echo x > r/proc/self/cwd/.git/hooks/pre-commit", VerdictAsk}, // /proc/self/cwd is the working directory
 		{"echo x > /proc/self/root$STATE/grants/a", VerdictAsk},
 		{"exec 3</; echo x > /dev/fd/3$STATE/grants/a", VerdictAsk},
 		// Removing the link itself is a workspace change.

@@ -359,3 +359,59 @@ func TestRecursiveReadOfABigDirectory(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "zz.env"), []byte("TOKEN=x\n"), 0o600)
 	tr.check(t, tr.g, []fsCase{{"grep -rn TOKEN fixtures", VerdictAsk}})
 }
+
+// TestProcLinksAreFollowed: /proc/self/cwd/.env and
+// /proc/self/root/HOME/.ssh/id_rsa were allowed (every /proc path was
+// taken as written and nothing under /proc but environ and mem counted as
+// secret). /proc/self/cwd is the command's own working directory and
+// /proc/PID/root is /; any other /proc path is judged by its name.
+func TestProcLinksAreFollowed(t *testing.T) {
+	tr := newRealTree(t)
+	os.WriteFile(tr.ws+"/.env", []byte("TOKEN=x\n"), 0o600)
+	os.MkdirAll(tr.ws+"/src/sub", 0o700)
+	os.WriteFile(tr.ws+"/src/sub/.env", []byte("TOKEN=x\n"), 0o600)
+	os.WriteFile(tr.home+"/.ssh/id_rsa", []byte("KEY\n"), 0o600)
+	tr.check(t, tr.g, []fsCase{
+		{"cat /proc/self/cwd/.env", VerdictAsk},
+		{"cat /proc/thread-self/cwd/.env", VerdictAsk},
+		{"cat /proc/self/fd/../cwd/.env", VerdictAsk},
+		{"cat /proc/self/task/1/cwd/.env", VerdictAsk},
+		{"cat /proc/1/cwd/.env", VerdictAsk},
+		{"cat /proc/self/root$HOMEDIR/.ssh/id_rsa", VerdictAsk},
+		{"cat /proc/1/root$HOMEDIR/.ssh/id_rsa", VerdictAsk},
+		{"grep -r TOKEN /proc/self/cwd/src", VerdictAsk},
+		{"git add /proc/self/cwd/.env", VerdictAsk},
+		{"cp /proc/self/cwd/.env notes.txt", VerdictAsk},
+		// Everyday, and what is not a credential.
+		{"cat /proc/self/cwd/README.md", VerdictAllow},
+		{"cat /proc/self/status", VerdictAllow},
+		{"cat /proc/cpuinfo", VerdictAllow},
+	})
+}
+
+// TestCredentialFileNames: cat of each of these printed a credential
+// unasked: names the gate did not know (direnv's .envrc, copies such as
+// .env~ and id_rsa.bak, Apple's AuthKey_*.p8, GCP key files, .tfvars, ...)
+// and stores in a home (sops and age keys, Terraform, Solana, fly, pip).
+func TestCredentialFileNames(t *testing.T) {
+	for _, name := range []string{".envrc", ".env-prod", ".env_local", ".env~", "id_rsa.bak", "id_ed25519.old", "private_key",
+		"server-private-key.txt", ".secrets", "prod.tfvars", "_netrc", "token.json", "AuthKey_ABC123.p8", ".dockercfg",
+		"sa-key.json", ".s3cfg", ".boto", ".my.cnf", "vault_pass.txt", "secret-key.asc"} {
+		if !secretName(name) {
+			t.Errorf("%s is not taken for a credential file", name)
+		}
+	}
+	for _, name := range []string{"README.md", "tokenizer.json", "keys.go", "monkey.json", "private_key_test.go",
+		".env.example", ".env-sample", "id_rsa.pub", "KEYS.asc", "tokens.go", "main.tf"} {
+		if secretName(name) {
+			t.Errorf("%s is taken for a credential file", name)
+		}
+	}
+	tr := newRealTree(t)
+	for _, f := range []string{".config/sops/age/keys.txt", ".terraformrc", ".config/solana/id.json", ".fly/config.yml",
+		".ansible/vault_pass", ".config/pip/pip.conf"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(tr.home, f)), 0o700)
+		os.WriteFile(filepath.Join(tr.home, f), []byte("k\n"), 0o600)
+		tr.check(t, tr.g, []fsCase{{"cat ~/" + f, VerdictAsk}})
+	}
+}

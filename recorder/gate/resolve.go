@@ -114,6 +114,12 @@ func (a *analysis) resolve(p string, follow bool) resolved {
 		}
 		cand := joinPath(p, r.path, comp)
 		last := strings.Trim(rest, "/") == "" && !strings.HasSuffix(p, "/")
+		if to, ok := a.procLink(cand); ok {
+			// /proc/self/cwd, /proc/self/root and the like: the command's
+			// own working directory, or /.
+			r.path, r.exists, r.dir, r.viaLink, missing = to, true, true, true, false
+			continue
+		}
 		if _, made := a.made[cand]; missing && !made || cand == "/proc" || strings.HasPrefix(cand, "/proc/") {
 			// Below a missing directory nothing exists; under /proc the
 			// links are the looking process's own (cwd, root, fd): taken
@@ -256,4 +262,37 @@ func (a *analysis) expand(x arg) (matches []string, ok bool) {
 		}
 	}
 	return matches, true
+}
+
+// procLink is where a /proc link to a directory leads for the command
+// that opens it: /proc/self/cwd (or thread-self, or a task of self) is
+// its working directory, and /proc/PID/root of any process is / (the same
+// user's processes share it). ok is false for anything else, such as
+// another process's working directory, which is not known.
+func (a *analysis) procLink(p string) (string, bool) {
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
+		return "", false
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) == 4 && parts[1] == "task" {
+		parts = []string{parts[0], parts[3]}
+	}
+	if len(parts) != 2 {
+		return "", false
+	}
+	who, what := parts[0], parts[1]
+	self := who == "self" || who == "thread-self"
+	if !self && (who == "" || strings.Trim(who, "0123456789") != "") {
+		return "", false
+	}
+	switch {
+	case what == "root":
+		return "/", true
+	case what == "cwd" && self:
+		if c := a.cwdReal(); c != "" {
+			return c, true
+		}
+	}
+	return "", false
 }

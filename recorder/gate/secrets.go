@@ -34,6 +34,9 @@ var homeSecrets = []string{
 	".config/doctl", ".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
 	"Library/Keychains", "Library/Cookies", "Library/Application Support/Google/Chrome", ".local/share/atuin",
 	".config/gcloud", ".config/containers/auth.json", ".wrangler", ".config/netlify", ".vercel",
+	".config/sops", ".config/age", ".terraformrc", ".config/solana", ".fly", ".ansible", ".config/pip/pip.conf",
+	".pip/pip.conf", ".config/gh", ".config/hcloud", ".config/linode-cli", ".ngrok2", ".config/ngrok",
+	".config/stripe", ".config/heroku", ".aptible", ".dropbox", ".config/fly", ".supabase", ".railway",
 }
 
 // systemSecrets are the system's own credential files and directories.
@@ -44,13 +47,27 @@ var systemSecrets = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/et
 // secretName reports file names that hold credentials wherever they lie.
 func secretName(base string) bool {
 	lower := strings.ToLower(base)
+	for _, b := range [...]string{"~", ".bak", ".old", ".orig", ".backup", ".save", ".swp", ".copy"} {
+		if l, ok := strings.CutSuffix(lower, b); ok && l != "" {
+			lower = l // a copy is what it copies: .env~, id_rsa.bak
+			break
+		}
+	}
 	switch {
-	case lower == ".env", strings.HasPrefix(lower, ".env.") && !envExample(lower), strings.HasSuffix(lower, ".env"):
+	case lower == ".env", lower == ".envrc", strings.HasPrefix(lower, ".env.") && !envExample(lower), strings.HasSuffix(lower, ".env"),
+		(strings.HasPrefix(lower, ".env-") || strings.HasPrefix(lower, ".env_")) && !envExample(lower):
 		return true
 	case strings.HasPrefix(lower, "id_") && !strings.HasSuffix(lower, ".pub") && !strings.Contains(lower, "."):
 		return true // id_rsa, id_ed25519 ...
+	case (strings.Contains(lower, "private_key") || strings.Contains(lower, "private-key") || strings.Contains(lower, "privatekey")) &&
+		!strings.HasSuffix(lower, ".pub") && !strings.HasSuffix(lower, ".go") && !strings.HasSuffix(lower, ".md"):
+		return true
+	case strings.HasSuffix(lower, "-key.json") || strings.HasSuffix(lower, "_key.json") || strings.HasPrefix(lower, "vault_pass") ||
+		strings.HasPrefix(lower, ".vault_pass") || strings.HasPrefix(lower, "vault-password") || strings.HasPrefix(lower, "authkey_"):
+		return true
 	}
-	for _, ext := range [...]string{".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk", ".kdbx", ".tfstate", ".ovpn", ".gpg", ".age"} {
+	for _, ext := range [...]string{".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk", ".kdbx", ".tfstate", ".ovpn", ".gpg", ".age",
+		".p8", ".tfvars"} {
 		if strings.HasSuffix(lower, ext) {
 			return !strings.HasSuffix(lower, ".pub.pem") && lower != "public.pem" && lower != "public.key"
 		}
@@ -59,7 +76,10 @@ func secretName(base string) bool {
 	case ".netrc", ".pgpass", ".pypirc", ".git-credentials", ".vault-token", ".htpasswd", "master.key",
 		"credentials", "credentials.json", "credentials.yml", "credentials.yaml", "credentials.toml", "credentials.xml",
 		"secrets.yml", "secrets.yaml", "secrets.json", "secrets.toml", "secret.json", "secret.yaml", "secret.yml",
-		"kubeconfig", "wallet.dat", "terraform.tfstate.backup", "auth.json", ".npmrc", "service-account.json":
+		"kubeconfig", "wallet.dat", "terraform.tfstate.backup", "auth.json", ".npmrc", "service-account.json",
+		"_netrc", ".secrets", ".secret", ".dockercfg", ".s3cfg", ".boto", ".my.cnf", "key.json", "keyfile.json",
+		".token", "token.json", "tokens.json", "token.txt", "token.yml", "token.yaml", ".git-credentials.txt",
+		"htpasswd", ".pgpass.conf", "pgpass.conf":
 		return true
 	}
 	if strings.HasPrefix(lower, "service-account") && strings.HasSuffix(lower, ".json") {
@@ -67,7 +87,7 @@ func secretName(base string) bool {
 	}
 	if strings.Contains(lower, "credential") || strings.Contains(lower, "secret") || strings.Contains(lower, "password") {
 		switch path.Ext(lower) {
-		case "", ".json", ".yml", ".yaml", ".toml", ".txt", ".ini", ".cfg", ".conf", ".env", ".properties", ".xml", ".csv", ".dat", ".key":
+		case "", ".json", ".yml", ".yaml", ".toml", ".txt", ".ini", ".cfg", ".conf", ".env", ".properties", ".xml", ".csv", ".dat", ".key", ".asc":
 			return true
 		}
 	}
@@ -76,8 +96,8 @@ func secretName(base string) bool {
 
 // envExample reports .env files that only show which variables exist.
 func envExample(lower string) bool {
-	for _, s := range [...]string{".example", ".sample", ".template", ".dist", ".defaults", ".schema", ".tpl", ".md"} {
-		if strings.HasSuffix(lower, s) {
+	for _, s := range [...]string{"example", "sample", "template", "dist", "defaults", "schema", "tpl", "md"} {
+		if w, ok := strings.CutSuffix(lower, s); ok && len(w) > 0 && strings.IndexByte(".-_", w[len(w)-1]) >= 0 {
 			return true
 		}
 	}
@@ -121,7 +141,8 @@ func (g *Gate) secretPath(p string) string {
 		if last := p[strings.LastIndexByte(p, '/')+1:]; last == "environ" || last == "mem" {
 			return p + " holds a process's environment or memory"
 		}
-		return ""
+		// Anything else under /proc is judged by its name below: a name
+		// under another process's cwd or fd is a file of that process.
 	}
 	base := p[strings.LastIndexByte(p, '/')+1:]
 	if why, ok := inSecretPlace(p, p, base, g.secrets); ok {
