@@ -210,7 +210,12 @@ func tokensAndDisk(w io.Writer, c *session.CommandStats) {
 		for m := range t.ByModel {
 			models = append(models, m)
 		}
-		sort.Slice(models, func(i, j int) bool { return t.ByModel[models[i]] > t.ByModel[models[j]] })
+		sort.Slice(models, func(i, j int) bool { // dearest first; models that cost the same by name
+			if a, b := t.ByModel[models[i]], t.ByModel[models[j]]; a != b {
+				return a > b
+			}
+			return models[i] < models[j]
+		})
 		fmt.Fprintf(w, "Estimated cost: $%.2f (list prices)\n", t.CostUSD)
 		for _, m := range models {
 			fmt.Fprintf(w, "  %-32s $%.2f\n", clip(m, 32), t.ByModel[m])
