@@ -16,7 +16,9 @@ func FuzzClassify(f *testing.F) {
 	for _, c := range []string{"cargo -manifest-path", "git --namespace", "", " ", "\x00", "'", "\"", "$(", "`", "((", "((x) )", "a |", "if", "{", "}",
 		"<<EOF", "cat <<EOF\n$(curl x)\n", "$'\\x", "$'\\u{'", "{a,b}{c,d}{1..100000}", "x=(a b c); ${x[@]}",
 		"${x@P}", "[[ -v 'a[$(x)]' ]]", "f() { f | f & }; f", "case x in (a) ;; esac", "coproc x { y; }",
-		"select x in a; do b; done", "time -p x", "! x", "x &", "x |& y", "exec {fd}<>/dev/tcp/h/1"} {
+		"select x in a; do b; done", "time -p x", "! x", "x &", "x |& y", "exec {fd}<>/dev/tcp/h/1",
+		"yq -n env.X", "jq -nf p.jq", `jq -L. 'import "x" as x; x::f'`, "declare -n r=GITHUB_TOKEN; echo $r", "local -n r; r=X; echo ${r}",
+		"declare -n", "echo $MYSQL_PWD $REDIS_URL"} {
 		f.Add(c)
 	}
 	g := corpusTree(f, Options{})

@@ -391,7 +391,10 @@ type collector struct {
 	loops   int
 	// fors are the for loops over a list of words, whose variable takes
 	// each of them.
-	fors     []*syntax.ForClause
+	fors []*syntax.ForClause
+	// refs are the variables declared as references to secret variables
+	// (declare -n), with the variable each names (namerefs).
+	refs     map[string]string
 	walk     func(syntax.Node) bool // c.visit
 	siteBuf  [4]site
 	stackBuf [24]syntax.Node
@@ -414,6 +417,7 @@ func (c *collector) reset() {
 	clear(c.stackBuf[:])
 	c.sites, c.stack, c.piped, c.feeds, c.afterAnd, c.members, c.loops, c.src = nil, nil, nil, nil, nil, nil, 0, ""
 	c.fors = c.fors[:0]
+	clear(c.refs)
 }
 
 // visit is the syntax.Walk callback: it keeps the stack of open nodes and
@@ -443,6 +447,8 @@ func (c *collector) visit(n syntax.Node) bool {
 		if _, ok := n.Loop.(*syntax.WordIter); ok {
 			c.fors = append(c.fors, n)
 		}
+	case *syntax.DeclClause:
+		c.namerefs(n)
 	case *syntax.FuncDecl:
 		c.loops++
 		if selfCalling(n) {
@@ -495,7 +501,11 @@ func (c *collector) visit(n syntax.Node) bool {
 		if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && n.Exp.Word != nil && strings.Contains(n.Exp.Word.Lit(), "P") {
 			c.note(n, "indirection: ${var@P} expands a prompt string, which runs command substitutions")
 		}
-		if r := secretExpansion(n); r != "" && !c.inTest() {
+		r := secretExpansion(n)
+		if r == "" {
+			r = c.refExpansion(n)
+		}
+		if r != "" && !c.inTest() {
 			c.note(n, r)
 		}
 	case *syntax.TestClause, *syntax.ArithmCmd, *syntax.ArithmExp:

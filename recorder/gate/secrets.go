@@ -316,6 +316,9 @@ func secretVar(name string) bool {
 	if strings.Contains(u, "AUTHOR") || strings.HasSuffix(u, "_PATH") || strings.HasSuffix(u, "_DIR") || strings.HasSuffix(u, "_FILE") {
 		return false
 	}
+	if secretVarSpelling(u) {
+		return true
+	}
 	for _, w := range [...]string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY",
 		"CREDENTIAL", "AUTH", "COOKIE", "SESSION_KEY", "SIGNING_KEY", "ENCRYPTION_KEY", "MASTER_KEY", "CLIENT_KEY", "DSN",
 		"DATABASE_URL", "WEBHOOK"} {
@@ -728,6 +731,9 @@ var dataSubst = regexp.MustCompile("^(\\$\\(|\x60)\\s*(<|(cat|head|tail|sort|uni
 // envDump reports commands that print the environment or every shell
 // variable, secrets among them.
 func (c *call) envDump() string {
+	if why := c.programEnv(); why != "" {
+		return why
+	}
 	args := c.args
 	switch c.name {
 	case "env", "printenv":
