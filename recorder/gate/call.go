@@ -314,6 +314,15 @@ type optSpec struct {
 }
 
 // scanResult is a command line split into options and operands.
+// shortOptNames holds "-" + c for every byte c, the names scan gives short
+// options without making them again.
+var shortOptNames = func() (t [256]string) {
+	for c := range t {
+		t[c] = "-" + string(byte(c))
+	}
+	return t
+}()
+
 type scanResult struct {
 	opts     []opt
 	operands []arg
@@ -331,6 +340,11 @@ func scan(args []arg, spec optSpec) scanResult {
 			r.computed = true // it may expand to an option, or to several
 		}
 		if !strings.HasPrefix(x.val, "-") || x.val == "-" || spec.stop && len(r.operands) > 0 {
+			if r.operands == nil {
+				// Room for every word left: one allocation, not one a
+				// growth.
+				r.operands = make([]arg, 0, len(args)-i)
+			}
 			r.operands = append(r.operands, x)
 			if spec.stop {
 				r.operands = append(r.operands, args[i+1:]...)
@@ -344,7 +358,7 @@ func scan(args []arg, spec optSpec) scanResult {
 		}
 		if strings.HasPrefix(x.val, "--") {
 			name, val, hasEq := strings.Cut(x.val[2:], "=")
-			o := opt{name: "--" + name}
+			o := opt{name: x.val[:2+len(name)]} // "--" + name
 			if hasEq {
 				o.val, o.hasVal = arg{val: val, dyn: x.dyn, glob: x.glob}, true
 			} else if full := longMatch(name, spec.long); full != "" && i+1 < len(args) {
@@ -356,7 +370,7 @@ func scan(args []arg, spec optSpec) scanResult {
 		}
 		for j := 1; j < len(x.val); j++ {
 			ch := x.val[j]
-			o := opt{name: "-" + string(ch)}
+			o := opt{name: shortOptNames[ch]}
 			if strings.IndexByte(spec.short, ch) >= 0 {
 				if j+1 < len(x.val) {
 					o.val, o.hasVal = arg{val: x.val[j+1:], dyn: x.dyn, glob: x.glob}, true

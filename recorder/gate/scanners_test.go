@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -172,4 +173,30 @@ func FuzzParsePolicy(f *testing.F) {
 		}
 		CheckPolicy(p)
 	})
+}
+
+// TestScanOptionNames: scan names long options by their text before any =
+// and short ones one byte at a time, values attached or following, and
+// keeps every operand in order.
+func TestScanOptionNames(t *testing.T) {
+	var args []arg
+	for _, v := range []string{"--color=auto", "-xvf", "a.tar", "--long", "-\xff", "op1", "-", "--", "-not-an-option", "op3"} {
+		args = append(args, arg{val: v})
+	}
+	r := scan(args, optSpec{short: "f", long: []string{"file"}})
+	var names, vals []string
+	for _, o := range r.opts {
+		names = append(names, o.name)
+		vals = append(vals, o.val.val)
+	}
+	var ops []string
+	for _, x := range r.operands {
+		ops = append(ops, x.val)
+	}
+	wantNames := []string{"--color", "-x", "-v", "-f", "--long", "-" + string(rune(0xff))}
+	wantVals := []string{"auto", "", "", "a.tar", "", ""}
+	wantOps := []string{"op1", "-", "-not-an-option", "op3"}
+	if !slices.Equal(names, wantNames) || !slices.Equal(vals, wantVals) || !slices.Equal(ops, wantOps) {
+		t.Errorf("scan: names %q values %q operands %q; want %q %q %q", names, vals, ops, wantNames, wantVals, wantOps)
+	}
 }
