@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -82,6 +83,11 @@ func (c *call) find() {
 				}
 				inner = append(inner, placeholder(y, "{}", start))
 			}
+			rd := reading{recursive: true, hidden: true}
+			if byName && !findINamed(args, i) {
+				rd.filters = []fileFilter{{include: true, pattern: name}}
+			}
+			c.execReads(args[i+1:j], "{}", starts, rd)
 			c.wrap(codeNames(args[i+1:j], inner, "{}"), c.inner()) // children share find's input
 			i = j
 		case v == "-delete":
@@ -165,6 +171,32 @@ func findName(args []arg, at int) (string, bool) {
 	return name, name != ""
 }
 
+// execReads judges the files that find -exec (or fd -x) gives the
+// command cmd in place of its placeholder ph: every file below the
+// starting points that the search lets through (rd), which a program that
+// prints what files hold then reads.
+func (c *call) execReads(cmd []arg, ph string, starts []arg, rd reading) {
+	if len(cmd) == 0 || !slices.ContainsFunc(cmd[1:], func(x arg) bool { return strings.Contains(x.val, ph) }) {
+		return
+	}
+	prog, _ := progName(cmd[0].val)
+	if noContents(prog) {
+		return
+	}
+	for _, s := range starts {
+		if why := c.a.secretIn(s, rd); why != "" {
+			c.secretRead(c.name + " runs " + prog + " on the files it finds below " + s.val + ": " + why)
+			return
+		}
+	}
+}
+
+// findINamed reports an -iname test before the action at: its pattern
+// matches regardless of case, which a plain pattern match does not.
+func findINamed(args []arg, at int) bool {
+	return slices.ContainsFunc(args[:at], func(x arg) bool { return x.val == "-iname" })
+}
+
 // placeholder replaces a file-name placeholder in a word run by find, fd or
 // xargs with a path under start, so that path checks see where it points.
 func placeholder(x arg, ph string, start arg) arg {
@@ -219,6 +251,9 @@ func (c *call) fd() {
 			// Without a placeholder fd adds the path at the end.
 			inner = append(inner, placeholder(arg{val: "{}"}, "{}", start))
 		}
+		c.execReads(append(c.args[i+1:j:j], arg{val: "{}"}), "{", starts, reading{recursive: true,
+			hidden:     ops.has("-H", "--hidden", "-u", "--unrestricted"),
+			gitIgnores: !ops.has("-I", "--no-ignore", "-u", "--unrestricted", "--no-ignore-vcs")})
 		c.wrap(codeNames(c.args[i+1:j], inner, "{"), c.inner())
 		return
 	}

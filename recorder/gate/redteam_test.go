@@ -415,3 +415,88 @@ func TestCredentialFileNames(t *testing.T) {
 		tr.check(t, tr.g, []fsCase{{"cat ~/" + f, VerdictAsk}})
 	}
 }
+
+// TestNamesFilesArePrinted: file -f .env, du/wc --files0-from=.env, find
+// -files0-from .env and tree --fromfile .env print each line of the file
+// in an error (or as a tree), though those programs print no file's
+// contents otherwise.
+func TestNamesFilesArePrinted(t *testing.T) {
+	tr := newRealTree(t)
+	os.WriteFile(tr.ws+"/.env", []byte("TOKEN=x\n"), 0o600)
+	tr.check(t, tr.g, []fsCase{
+		{"file -f .env", VerdictAsk},
+		{"file -f.env", VerdictAsk},
+		{"file --files-from=.env", VerdictAsk},
+		{"du --files0-from=.env", VerdictAsk},
+		{"wc --files0-from .env", VerdictAsk},
+		{"wc --files0-from=/proc/self/environ", VerdictAsk},
+		{"find -files0-from .env", VerdictAsk},
+		{"tree --fromfile .env", VerdictAsk},
+		{"file README.md", VerdictAllow},
+		{"wc -l README.md", VerdictAllow},
+		{"du -sh src", VerdictAllow},
+	})
+}
+
+// TestRecursiveReadersAsTheyParse holds the recursive readers to what the
+// programs themselves do with their options, from a red-team pass where
+// each of these printed src/sub/.env allowed: grep's other ways to recurse
+// (-d recurse, --recur), fnmatch's [!x], GNU grep's filter order, an -e
+// whose pattern looks like an option; ripgrep's bundled -uu, --files as a
+// pattern, globs that let hidden files through, --no-ignore-*; find -exec
+// and fd -x with a reader; diff of directories without -r; archivers that
+// read names from their input, zip -R, tar -C DIR.
+func TestRecursiveReadersAsTheyParse(t *testing.T) {
+	tr := newRealTree(t)
+	for f, body := range map[string]string{"ws/.env": "API=x\n", "ws/src/sub/.env": "TOKEN=x\n", "ws/src/a.go": "package a\n",
+		"ws/empty/keep": "", "outside/e2/.env": ""} {
+		os.MkdirAll(filepath.Dir(filepath.Join(tr.root, f)), 0o700)
+		os.WriteFile(filepath.Join(tr.root, f), []byte(body), 0o600)
+	}
+	tr.check(t, tr.g, []fsCase{
+		{"grep -d recurse TOKEN src", VerdictAsk},
+		{"grep --directories=recurse TOKEN src", VerdictAsk},
+		{"grep --recur TOKEN src", VerdictAsk},
+		{"grep -r --exclude='[!.]env' TOKEN src", VerdictAsk},
+		{"grep -r --exclude-dir='[!s]ub' TOKEN src", VerdictAsk},
+		{"grep -r --exclude='*.go' --include='*.md' TOKEN src", VerdictAsk},
+		{"grep -r -e --include=*.go -e TOKEN src", VerdictAsk},
+		{"grep -r -e --exclude-dir=sub -e TOKEN src", VerdictAsk},
+		{"rg -nuu TOKEN", VerdictAsk},
+		{"rg -u -u TOKEN", VerdictAsk},
+		{"rg -uu TOKEN . -- --files", VerdictAsk},
+		{"rg -uu -e --files -e TOKEN .", VerdictAsk},
+		{"rg -g '*env' TOKEN", VerdictAsk},
+		{"rg -g '*' TOKEN", VerdictAsk},
+		{"rg --iglob '*' TOKEN", VerdictAsk},
+		{"rg -g '{.env,x}' TOKEN", VerdictAsk},
+		{"rg --hidden --no-ignore-exclude TOKEN", VerdictAsk},
+		{"ack TOKEN", VerdictAsk},
+		{"find src -type f -exec cat {} +", VerdictAsk},
+		{"find . -maxdepth 3 -path '*sub/*' -exec cat {} +", VerdictAsk},
+		{"find src -type f -exec sh -c 'cat \"$1\"' _ {} \\;", VerdictAsk},
+		{"find . -name '.e*' -exec cat {} +", VerdictAsk},
+		{"fd -H -t f . src -x cat", VerdictAsk},
+		{"diff . $OUT/e2", VerdictAsk},
+		{"diff --recur src empty", VerdictAsk},
+		{"find src | tar -cf - -T -", VerdictAsk},
+		{"find src | zip -@ -", VerdictAsk},
+		{"find src | cpio -o", VerdictAsk},
+		{"zip -qR - '*'", VerdictAsk},
+		{"tar -Csrc -cf - sub", VerdictAsk},
+		{"tar -C src -cf - sub", VerdictAsk},
+		{"tar -cf - .env -C empty keep", VerdictAsk},
+		{"gzip -rc src", VerdictAsk},
+		// Everyday neighbours.
+		{"grep -rn --include='*.go' TOKEN .", VerdictAllow},
+		{"grep -rn --exclude-dir=sub TOKEN src", VerdictAllow},
+		{"rg -g '*.go' TOKEN", VerdictAllow},
+		{"rg --files", VerdictAllow},
+		{"find . -name '*.go' -exec cat {} +", VerdictAllow},
+		{"find src -type f -exec sha256sum {} +", VerdictAllow},
+		{"fd -t f . src -x wc -l", VerdictAllow},
+		{"diff README.md src/a.go", VerdictAllow},
+		{"tar -czf - -C empty .", VerdictAllow},
+		{"tar -cf a.tar src/a.go", VerdictAllow},
+	})
+}

@@ -237,15 +237,24 @@ func (a *analysis) secretBelow(p string, rd reading) string {
 			top, o.NoIgnore, o.Rules = t, false, a.g.excludeRules(common)
 		}
 	}
-	if len(rd.excludeDir) > 0 {
-		o.SkipDir = func(name string) bool { return matchAny(rd.excludeDir, name) }
+	if rd.shallow {
+		o.SkipDir = func(string) bool { return true }
+	} else if len(rd.excludeDir) > 0 {
+		o.SkipDir = func(name string) bool {
+			for _, p := range rd.excludeDir {
+				if m, err := globMatchName(p, name); m && err == nil && !strings.Contains(p, "[") {
+					return true // a bracket's meaning differs between Go and fnmatch in corners: keep the directory
+				}
+			}
+			return false
+		}
 	}
 	o.List = a.listForWalk
 	found := ""
 	err := gitignore.Walk(top, p, o, func(rel string, link bool) bool {
 		f := top + "/" + rel
 		name := path.Base(rel)
-		if len(rd.include) > 0 && !matchAny(rd.include, name) || matchAny(rd.exclude, name) {
+		if !rd.reads(name) {
 			return true
 		}
 		why := a.g.secretPath(f)
@@ -295,16 +304,6 @@ func (a *analysis) listForWalk(dir string) ([]gitignore.Entry, error) {
 // errUnreadable is listForWalk's error for a directory it cannot read.
 var errUnreadable = errors.New("the directory cannot be read")
 
-// matchAny reports whether name matches one of the shell patterns.
-func matchAny(patterns []string, name string) bool {
-	for _, p := range patterns {
-		if ok, _ := path.Match(p, name); ok {
-			return true
-		}
-	}
-	return false
-}
-
 // secretVar reports variable names that hold credentials.
 func secretVar(name string) bool {
 	u := strings.ToUpper(name)
@@ -344,6 +343,36 @@ func noContents(name string) bool {
 	return false
 }
 
+// namesFiles are the files a program that prints no contents reads names
+// from, one a line (or NUL-separated): du and wc --files0-from, find
+// -files0-from, file -f, tree --fromfile. Each name it cannot use lands in
+// an error message, so the whole file is printed.
+func namesFiles(name string, args []arg) []arg {
+	var out []arg
+	for i, x := range args {
+		v := x.val
+		switch {
+		case (name == "du" || name == "wc") && strings.HasPrefix(v, "--files0-from"),
+			name == "find" && v == "-files0-from",
+			name == "file" && (v == "-f" || strings.HasPrefix(v, "--files-from") || strings.HasPrefix(v, "-f") && !strings.HasPrefix(v, "--")):
+			if _, val, ok := strings.Cut(v, "="); ok {
+				out = append(out, arg{val: val, dyn: x.dyn})
+			} else if name == "file" && len(v) > 2 && v[1] == 'f' && v[2] != '-' {
+				out = append(out, arg{val: v[2:], dyn: x.dyn})
+			} else if i+1 < len(args) {
+				out = append(out, args[i+1])
+			}
+		case name == "tree" && v == "--fromfile":
+			for _, y := range args {
+				if !strings.HasPrefix(y.val, "-") {
+					out = append(out, y)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // subcommandFirst reports programs whose first operand names a
 // subcommand (go test, git log, npm run), not a file.
 func subcommandFirst(name string) bool {
@@ -361,10 +390,49 @@ type reading struct {
 	hidden    bool // files and directories named with a leading dot too
 	// gitIgnores: what git ignores is skipped (rg in a repository).
 	gitIgnores bool
-	// include, exclude and excludeDir are base-name patterns of grep's
-	// --include, --exclude and --exclude-dir (rg's -g GLOB and -g !GLOB).
-	include, exclude, excludeDir []string
+	// filters are grep's --include and --exclude (rg's -g GLOB and -g
+	// !GLOB) in their order; excludeDir are --exclude-dir's patterns.
+	filters    []fileFilter
+	excludeDir []string
+	// shallow: only the files at the top of a directory are read (diff of
+	// two directories without -r).
+	shallow bool
 }
+
+// fileFilter is one --include (include set) or --exclude base-name pattern.
+type fileFilter struct {
+	include bool
+	pattern string
+}
+
+// reads reports whether a recursive read as rd reads the file called
+// name, as GNU grep decides: the last filter that matches it decides; with
+// none matching, it is read unless the first filter is an --include.
+func (rd reading) reads(name string) bool {
+	for i := len(rd.filters) - 1; i >= 0; i-- {
+		f := rd.filters[i]
+		m, err := globMatchName(f.pattern, name)
+		if err != nil {
+			m = f.include // a pattern Go cannot read: as if it let the file through
+		}
+		if m {
+			return f.include
+		}
+	}
+	return len(rd.filters) == 0 || !rd.filters[0].include
+}
+
+// grepSpec and rgSpec are the options of grep and ripgrep that take a value.
+var (
+	grepSpec = optSpec{short: "efmABCDd", long: []string{"regexp", "file", "max-count", "after-context", "before-context",
+		"context", "include", "exclude", "exclude-dir", "exclude-from", "label", "devices", "directories", "binary-files",
+		"group-separator"}}
+	rgSpec = optSpec{short: "egtTmABCjMrEdf", long: []string{"regexp", "file", "glob", "iglob", "type", "type-not",
+		"type-add", "type-clear", "max-count", "after-context", "before-context", "context", "threads", "max-columns",
+		"replace", "encoding", "max-depth", "sort", "sortr", "colors", "pre", "pre-glob", "ignore-file",
+		"path-separator", "context-separator", "field-context-separator", "field-match-separator", "engine",
+		"dfa-size-limit", "regex-size-limit", "max-filesize", "hyperlink-format"}}
+)
 
 // readingOf says how the command name with args reads: recursively, with
 // hidden files, through which filters.
@@ -378,6 +446,9 @@ func readingOf(name string, args []arg) reading {
 				if x.val == f || len(f) == 2 && strings.HasPrefix(x.val, "-") && !strings.HasPrefix(x.val, "--") && strings.Contains(x.val[1:], f[1:]) {
 					return true
 				}
+				if strings.HasPrefix(f, "--") && isLong(strings.SplitN(x.val, "=", 2)[0], f[2:]) {
+					return true
+				}
 			}
 		}
 		return false
@@ -385,52 +456,92 @@ func readingOf(name string, args []arg) reading {
 	var rd reading
 	switch name {
 	case "grep", "egrep", "fgrep", "zgrep":
-		rd = reading{recursive: has("-r", "-R", "--recursive", "--dereference-recursive"), hidden: true}
-		rd.include, rd.exclude, rd.excludeDir = optionValues(args, "--include"), optionValues(args, "--exclude"), optionValues(args, "--exclude-dir")
+		ops := scan(args, grepSpec)
+		rd = reading{recursive: ops.has("-r", "-R", "--recursive", "--dereference-recursive"), hidden: true}
+		for _, o := range ops.opts {
+			switch {
+			case (o.name == "-d" || isLong(o.name, "directories")) && o.val.val == "recurse":
+				rd.recursive = true
+			// Filters by their full names only: an abbreviation left
+			// unread filters nothing, so the gate looks at more files.
+			case o.name == "--include":
+				rd.filters = append(rd.filters, fileFilter{include: true, pattern: o.val.val})
+			case o.name == "--exclude":
+				rd.filters = append(rd.filters, fileFilter{pattern: o.val.val})
+			case o.name == "--exclude-dir":
+				rd.excludeDir = append(rd.excludeDir, o.val.val)
+			}
+		}
+		for _, x := range args {
+			// An option only known at run time may be any filter. An
+			// unquoted --include=*.go is one: the shell may expand it to
+			// names of files called --include=..., each a narrower filter
+			// than the pattern, which only lets fewer files through.
+			if computedOption(x) && !(x.glob && !x.dyn && strings.HasPrefix(x.val, "--include=")) {
+				rd.filters, rd.excludeDir = nil, nil
+				break
+			}
+		}
 	case "rgrep":
 		rd = reading{recursive: true, hidden: true}
 	case "rg", "ripgrep":
-		rd = reading{recursive: true, hidden: has("--hidden", "-.", "-uu", "-uuu"), gitIgnores: !has("--no-ignore", "-u", "--no-ignore-vcs")}
-		for _, g := range append(optionValues(args, "-g"), optionValues(args, "--glob")...) {
-			if neg, ok := strings.CutPrefix(g, "!"); ok {
-				rd.exclude = append(rd.exclude, neg)
-			} else if !strings.Contains(g, "/") {
-				rd.include = append(rd.include, g)
+		ops := scan(args, rgSpec)
+		u := 0
+		for _, o := range ops.opts {
+			if o.name == "-u" || isLong(o.name, "unrestricted") {
+				u++
 			}
 		}
-	case "ag", "ack", "ugrep":
+		noIgnore := u > 0 || ops.computed
+		for _, o := range ops.opts {
+			if strings.HasPrefix(o.name, "--no-ignore") || o.name == "--no-require-git" {
+				noIgnore = true
+			}
+		}
+		rd = reading{recursive: true, hidden: u > 1 || ops.has("--hidden", "-.") || ops.computed, gitIgnores: !noIgnore}
+		for _, o := range ops.opts {
+			if o.name != "-g" && !isLong(o.name, "glob") && !isLong(o.name, "iglob") {
+				continue
+			}
+			rd.hidden = true // a glob that names a hidden file searches it
+			g := o.val.val
+			if neg, ok := strings.CutPrefix(g, "!"); ok {
+				if !strings.ContainsAny(neg, "/{") {
+					rd.filters = append(rd.filters, fileFilter{pattern: neg})
+				}
+			} else if strings.ContainsAny(g, "/{") || isLong(o.name, "iglob") {
+				rd.filters = append(rd.filters, fileFilter{include: true, pattern: "*"}) // a path or brace glob: any file
+			} else {
+				rd.filters = append(rd.filters, fileFilter{include: true, pattern: g})
+			}
+		}
+	case "ag", "ugrep":
 		rd = reading{recursive: true, hidden: has("--hidden", "-u", "--unrestricted", "-uu", "-uuu", "-.")}
+	case "ack":
+		rd = reading{recursive: true, hidden: true} // ack reads hidden files
 	case "cp", "scp", "rsync":
 		rd = reading{recursive: has("-r", "-R", "-a", "--recursive", "--archive"), hidden: true}
 	case "tar", "gtar", "bsdtar", "zip", "7z", "7za", "cpio", "git-ls-files":
 		rd = reading{recursive: true, hidden: true}
-	case "diff":
+	case "gzip", "gunzip", "zstd", "lz4", "bzip2", "xz", "pigz", "brotli":
 		rd = reading{recursive: has("-r", "--recursive"), hidden: true}
+	case "diff":
+		// Without -r, diff still compares the files at the top of two
+		// directories.
+		rd = reading{recursive: true, hidden: true, shallow: !has("-r", "--recursive")}
 	case "git":
 		rd = reading{recursive: has("--no-index"), hidden: true} // git diff --no-index DIR DIR
 	}
 	return rd
 }
 
-// optionValues lists the values of a long option (--include=*.go or
-// --include *.go) or a short one (-g '*.go', -g'*.go').
-func optionValues(args []arg, opt string) []string {
-	var out []string
-	for i, x := range args {
-		if x.val == "--" {
-			break
-		}
-		switch v, ok := strings.CutPrefix(x.val, opt); {
-		case !ok:
-		case v == "" && i+1 < len(args):
-			out = append(out, args[i+1].val)
-		case strings.HasPrefix(v, "="):
-			out = append(out, v[1:])
-		case len(opt) == 2 && v != "":
-			out = append(out, v)
-		}
+// globMatchName reports whether a base name matches a shell pattern as
+// fnmatch does: "[!x]" negates like "[^x]".
+func globMatchName(pattern, name string) (bool, error) {
+	if strings.Contains(pattern, "[!") {
+		pattern = strings.ReplaceAll(pattern, "[!", "[^")
 	}
-	return out
+	return path.Match(pattern, name)
 }
 
 var expansion = regexp.MustCompile(`\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9$#!?*@-]|` + "`[^`]*`")
@@ -567,23 +678,35 @@ func (a *analysis) secretPattern(pat string) string {
 // and option values (a directory when it reads recursively), and the
 // files named after = in options.
 func (c *call) secretReads() {
-	if noContents(c.name) || c.e.findings == nil && len(c.args) == 0 {
+	if noContents(c.name) {
+		for _, f := range namesFiles(c.name, c.args) {
+			if why := c.a.secretWord(f, false, true); why != "" {
+				c.secretRead(c.name + " reads the names listed in " + f.val + " and prints those it cannot use: " + why)
+				return
+			}
+		}
+		return
+	}
+	if c.e.findings == nil && len(c.args) == 0 {
 		return
 	}
 	rd := readingOf(c.name, c.args)
-	if c.name == "rg" || c.name == "ripgrep" {
-		for _, x := range c.args {
-			if x.val == "--files" {
-				return // names only
-			}
-		}
+	if (c.name == "rg" || c.name == "ripgrep") && scan(c.args, rgSpec).has("--files") {
+		return // names only
 	}
 	skip := -1
 	if subcommandFirst(c.name) {
 		skip = firstOperand(c.args) // the subcommand, not a file
 	}
 	dest := copyDestination(c.name, c.args)
+	var moved map[int]string
+	if c.name == "tar" || c.name == "gtar" || c.name == "bsdtar" {
+		moved = tarMoved(c.args)
+	}
 	for i, x := range c.args {
+		if _, ok := moved[i]; ok {
+			continue // read from a -C directory: archiveReads judges it there
+		}
 		if i == skip || i == dest || i > 0 && c.name == "git" && (c.args[i-1].val == "-m" || c.args[i-1].val == "--message") {
 			continue // git's -m takes a message, never a file's name; a copy's destination is written, not read
 		}
@@ -614,6 +737,10 @@ func (c *call) secretReads() {
 			return
 		}
 	}
+	if why := c.archiveReads(rd); why != "" {
+		c.secretRead(why)
+		return
+	}
 	if rd.recursive && c.searchesHere() {
 		if why := c.a.secretIn(arg{val: "."}, rd); why != "" {
 			c.secretRead(c.name + " searches " + c.a.cwdText() + ", as no path is given: " + why)
@@ -625,20 +752,14 @@ func (c *call) secretReads() {
 // search, which searches the working directory. The first operand is the
 // pattern, unless -e or -f give it.
 func (c *call) searchesHere() bool {
-	spec := optSpec{short: "efmABCDd", long: []string{"regexp", "file", "max-count", "after-context", "before-context",
-		"context", "include", "exclude", "exclude-dir", "exclude-from", "label", "devices", "directories", "binary-files",
-		"group-separator"}}
+	spec := grepSpec
 	switch c.name {
 	case "grep", "egrep", "fgrep", "zgrep", "rgrep":
 	case "rg", "ripgrep", "ag", "ack", "ugrep":
 		if c.cx.piped {
 			return false // it searches its input
 		}
-		spec = optSpec{short: "egtTmABCjMrEdf", long: []string{"regexp", "file", "glob", "iglob", "type", "type-not",
-			"type-add", "type-clear", "max-count", "after-context", "before-context", "context", "threads", "max-columns",
-			"replace", "encoding", "max-depth", "sort", "sortr", "colors", "pre", "pre-glob", "ignore-file",
-			"path-separator", "context-separator", "field-context-separator", "field-match-separator", "engine",
-			"dfa-size-limit", "regex-size-limit", "max-filesize", "hyperlink-format", "ignore-dir", "ignore-file"}}
+		spec = rgSpec
 	default:
 		return false
 	}
@@ -648,6 +769,105 @@ func (c *call) searchesHere() bool {
 		paths = paths[1:]
 	}
 	return len(paths) == 0 || ops.computed
+}
+
+// archiveReads says why an archiver reads credentials in ways its
+// operands do not show, or "": names read from standard input or a list
+// (tar -T -, zip -@, cpio -o, rsync --files-from=-) may be any file where
+// it runs; zip -R takes its operands as patterns matched at any depth; tar
+// -C DIR reads the operands after it from DIR.
+func (c *call) archiveReads(rd reading) string {
+	here := func(what string) string {
+		if why := c.a.secretIn(arg{val: "."}, reading{recursive: true, hidden: true}); why != "" {
+			return c.name + " " + what + ", which may be any file in " + c.a.cwdText() + ": " + why
+		}
+		return ""
+	}
+	switch c.name {
+	case "tar", "gtar", "bsdtar":
+		for i, x := range c.args {
+			switch v := x.val; {
+			case v == "-T" || v == "--files-from" || v == "-I" && c.name == "bsdtar":
+				if i+1 < len(c.args) && c.args[i+1].val == "-" {
+					return here("reads the names of the files to archive from its input")
+				}
+			case v == "--files-from=-" || v == "-T-":
+				return here("reads the names of the files to archive from its input")
+			}
+		}
+		for i, d := range tarMoved(c.args) {
+			x := c.args[i]
+			if why := c.a.secretIn(arg{val: strings.TrimRight(d, "/") + "/" + x.val}, rd); why != "" {
+				return c.name + " reads " + x.val + " in " + d + ": " + why
+			}
+		}
+	case "zip":
+		for _, x := range c.args {
+			switch {
+			case x.val == "-@" || x.val == "--names-stdin":
+				return here("reads the names of the files to archive from its input")
+			case x.val == "-R" || x.val == "--recurse-patterns" || strings.HasPrefix(x.val, "-") && !strings.HasPrefix(x.val, "--") && strings.Contains(x.val, "R"):
+				return here("-R matches its patterns against every file below")
+			}
+		}
+	case "cpio":
+		for _, x := range c.args {
+			if x.val == "-o" || x.val == "--create" || x.val == "-p" || x.val == "--pass-through" ||
+				strings.HasPrefix(x.val, "-") && !strings.HasPrefix(x.val, "--") && strings.ContainsAny(x.val, "op") {
+				return here("reads the names of the files to copy from its input")
+			}
+		}
+	case "rsync":
+		for i, x := range c.args {
+			if x.val == "--files-from=-" || x.val == "--files-from" && i+1 < len(c.args) && c.args[i+1].val == "-" {
+				return here("reads the names of the files to copy from its input")
+			}
+		}
+	}
+	return ""
+}
+
+// tarMoved maps each relative operand of tar that follows a -C DIR
+// (--directory) to the directory it is read from: DIR, taken from the
+// directory before it when relative.
+func tarMoved(args []arg) map[int]string {
+	var out map[int]string
+	dir := ""
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
+		next := ""
+		switch {
+		case v == "-C" || v == "--directory":
+			if i+1 < len(args) {
+				next, i = args[i+1].val, i+1
+			}
+		case strings.HasPrefix(v, "--directory="):
+			next = v[len("--directory="):]
+		case strings.HasPrefix(v, "-C") && len(v) > 2:
+			next = v[2:]
+		case v == "-f" || v == "--file" || v == "-T" || v == "--files-from" || v == "-X" || v == "--exclude-from" ||
+			len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.HasSuffix(v, "f"):
+			i++ // the value: an archive or a list, not an operand
+			continue
+		case strings.HasPrefix(v, "-") || args[i].dyn:
+			continue
+		default:
+			if dir != "" && !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "~") {
+				if out == nil {
+					out = map[int]string{}
+				}
+				out[i] = dir
+			}
+			continue
+		}
+		switch {
+		case strings.HasPrefix(next, "/") || dir == "":
+			dir = next
+		default:
+			dir = strings.TrimRight(dir, "/") + "/" + next
+		}
+	}
+	return out
 }
 
 // copyDestination is the index in args of the operand that cp, scp or
