@@ -259,6 +259,29 @@ func TestHookHoldsAgainstTheAttacks(t *testing.T) {
 			t.Errorf("index after the allowed git add -A:\n%s", out)
 		}
 	})
+
+	// git prints files by routes other than staging: git diff with a path
+	// outside the work tree compares files (--no-index implied), and git
+	// -C DIR takes its operands from DIR.
+	t.Run("secrets read by git", func(t *testing.T) {
+		a := newAttacker(t)
+		gitIn(t, a.dir, "init", "-q")
+		a.write("src/a.go", "package a\n", 0o644)
+		a.write("src/sub/.env", "TOKEN=x\n", 0o600)
+		a.write(".gitignore", ".env\n", 0o644)
+		os.MkdirAll(filepath.Join(a.state, ".kube"), 0o700)
+		os.WriteFile(filepath.Join(a.state, ".kube", "config"), []byte("token: x\n"), 0o600)
+		outside := t.TempDir()
+		os.Mkdir(filepath.Join(outside, "empty"), 0o755)
+		os.WriteFile(filepath.Join(outside, "b.go"), []byte("package b\n"), 0o644)
+		gitIn(t, a.dir, "add", "-A")
+		gitIn(t, a.dir, "commit", "-qm", "x")
+		a.refused("git diff src "+outside+"/empty", "git diff ~ "+outside+"/empty", "git diff -- src "+outside+"/empty",
+			"git -C src diff --no-index sub "+outside+"/empty", "git -C src diff sub "+outside+"/empty",
+			"git -C src diff --no-index /dev/null ../../"+filepath.Base(a.state)+"/.kube/config")
+		a.allowed("git diff", "git diff src", "git diff HEAD src", "git diff --no-index src/a.go "+outside+"/b.go || true",
+			"git diff src/a.go "+outside+"/b.go || true", "git -C src diff", "git -C src diff --no-index a.go "+outside+"/b.go || true")
+	})
 }
 
 // gitIn runs git in dir with a private configuration and returns its output.

@@ -25,6 +25,11 @@ type call struct {
 	prog string // the program word as written, quotes removed
 	args []arg  // the arguments after the program word
 	cx   cmdCtx
+	// base, when set, is the directory the command's relative operands
+	// name paths from (git -C DIR); baseUnknown when it is only known at
+	// run time.
+	base        string
+	baseUnknown bool
 }
 
 func (c *call) local(r string)   { c.e.add(TierLocal, r) }

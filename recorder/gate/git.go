@@ -79,6 +79,9 @@ func (c *call) git() {
 			}
 		}
 	}
+	if moved {
+		c.base, c.baseUnknown = dir, dir == ""
+	}
 	c.gitRepoConfig(dir, gitDir)
 	if i >= len(args) {
 		c.local("git without a command prints help")
@@ -279,8 +282,11 @@ func (c *call) gitSub(dir, sub string, rest []arg) {
 				return
 			}
 		}
+		c.gitDiffFiles(dir, sub, rest)
 		c.risky("interpreter: git difftool runs an external diff program")
 		return
+	case "diff":
+		c.gitDiffFiles(dir, sub, rest)
 	case "grep":
 		for _, x := range rest {
 			if strings.HasPrefix(x.val, "-O") || isLong(strings.SplitN(x.val, "=", 2)[0], "open-files-in-pager") {
@@ -298,7 +304,7 @@ func (c *call) gitSub(dir, sub string, rest []arg) {
 				return
 			case x.val == "-o" || isLong(n, "output"):
 				if w, ok := optValue(rest, i); ok {
-					c.writes(w, "git archive writes")
+					c.writes(c.fromBase(w), "git archive writes")
 				}
 			}
 		}
@@ -311,7 +317,7 @@ func (c *call) gitSub(dir, sub string, rest []arg) {
 		}
 		ops := scan(rest, optSpec{short: "b", long: []string{"initial-branch", "object-format", "ref-format", "shared"}})
 		for _, x := range ops.operands {
-			c.writes(x, "git init creates a repository in")
+			c.writes(c.fromBase(x), "git init creates a repository in")
 		}
 	case "apply", "am":
 		for _, x := range rest {
@@ -323,13 +329,13 @@ func (c *call) gitSub(dir, sub string, rest []arg) {
 		c.gitApply(sub, rest)
 	case "bundle":
 		if len(rest) > 1 && rest[0].val == "create" {
-			c.writes(rest[1], "git bundle writes")
+			c.writes(c.fromBase(rest[1]), "git bundle writes")
 		}
 	case "format-patch":
 		for i, x := range rest {
 			if n, _, _ := strings.Cut(x.val, "="); x.val == "-o" || isLong(n, "output-directory") {
 				if w, ok := optValue(rest, i); ok {
-					c.writes(w, "git format-patch writes to")
+					c.writes(c.fromBase(w), "git format-patch writes to")
 				}
 			}
 		}
@@ -337,7 +343,7 @@ func (c *call) gitSub(dir, sub string, rest []arg) {
 	for i, x := range rest {
 		if n, _, _ := strings.Cut(x.val, "="); strings.HasPrefix(n, "--") && isLong(n, "output") && n != "--" {
 			if w, ok := optValue(rest, i); ok {
-				c.writes(w, what+" writes")
+				c.writes(c.fromBase(w), what+" writes")
 			}
 		}
 	}
@@ -739,4 +745,82 @@ func hasGitComponent(p string) bool {
 		}
 	}
 	return false
+}
+
+// fromBase is the path word x as it names a path from c.base (git -C
+// DIR): a relative word made absolute, or only known at run time when the
+// base is. Without a base, x as it is.
+func (c *call) fromBase(x arg) arg {
+	v := x.val
+	if c.base == "" && !c.baseUnknown || x.proc || v == "" || v == "-" || v[0] == '/' || v[0] == '~' || v[0] == '$' {
+		return x
+	}
+	if c.baseUnknown {
+		x.dyn = true
+		return x
+	}
+	x.val = c.base + "/" + v
+	return x
+}
+
+// gitDiffFiles judges git diff (and difftool) when it compares two files
+// or directories instead of the repository's versions: with --no-index,
+// and, as git decides by itself, when it runs outside any repository or is
+// given exactly two paths of which one lies outside the work tree (git
+// diff src /tmp/empty). Then it prints both sides whole, read recursively.
+func (c *call) gitDiffFiles(dir, sub string, rest []arg) {
+	explicit, i := false, 0
+	for ; i < len(rest); i++ { // as git's own loop, up to the first operand
+		v := rest[i].val
+		if v == "--" {
+			i++
+			break
+		}
+		if v == "--no-index" {
+			explicit = true
+		}
+		if !strings.HasPrefix(v, "-") {
+			break
+		}
+	}
+	if explicit {
+		return // secretReads reads every operand recursively
+	}
+	if len(rest) != i+2 {
+		return // with more or fewer words, git diff compares files only with --no-index
+	}
+	ops := rest[i:]
+	if dir != "" {
+		if top, _, _ := c.a.repoAround(dir); top != "" && c.inTree(top, dir, ops[0]) && c.inTree(top, dir, ops[1]) {
+			return
+		}
+	}
+	for _, x := range ops {
+		if why := c.a.secretIn(c.fromBase(x), reading{recursive: true, hidden: true}); why != "" {
+			c.secretRead("git " + sub + " " + ops[0].val + " " + ops[1].val + " compares them as files (a path outside the work tree, or no repository, makes it --no-index): " + why)
+			return
+		}
+	}
+}
+
+// inTree reports whether git, run in dir, takes the path word x as lying
+// in the work tree whose top is top: written from dir, ".." and "." taken
+// as written, it stays below top. A word only known at run time does not.
+func (c *call) inTree(top, dir string, x arg) bool {
+	if !x.static() {
+		return false
+	}
+	v := x.val
+	switch {
+	case v == "~" || strings.HasPrefix(v, "~/"):
+		if c.a.g.home == "" {
+			return false
+		}
+		v = c.a.g.home + v[1:]
+	case strings.HasPrefix(v, "~"):
+		return false
+	case !strings.HasPrefix(v, "/"):
+		v = dir + "/" + v
+	}
+	return within(path.Clean(v), top)
 }

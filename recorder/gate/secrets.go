@@ -724,6 +724,7 @@ func (c *call) secretReads() {
 		if i := strings.Index(x.val, "@"); i >= 0 && (i == 0 || x.val[i-1] == '=') && len(x.val) > i+1 {
 			x.val = x.val[i+1:] // curl -d @file, -F name=@file: the file is read and sent
 		}
+		x = c.fromBase(x)
 		if why := c.a.secretIn(x, rd); why != "" {
 			c.secretRead(c.name + " reads " + x.val + ": " + why)
 			return
