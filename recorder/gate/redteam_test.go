@@ -500,3 +500,28 @@ func TestRecursiveReadersAsTheyParse(t *testing.T) {
 		{"tar -cf a.tar src/a.go", VerdictAllow},
 	})
 }
+
+// TestRipgrepIgnoreFiles: rg skips hidden and ignored files, but a "!"
+// line in .ignore, .rgignore or .gitignore lets them through, and a
+// repository inside the tree drops the rules from above: `echo '!.env' >
+// .ignore` then `rg TOKEN` printed the .env.
+func TestRipgrepIgnoreFiles(t *testing.T) {
+	tr := newRealTree(t)
+	for f, body := range map[string]string{"ws/.env": "TOKEN=x\n", "ws/.gitignore": ".env\nvendor/lib/.env\n",
+		"ws/vendor/lib/.env": "TOKEN=x\n"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(tr.root, f)), 0o700)
+		os.WriteFile(filepath.Join(tr.root, f), []byte(body), 0o600)
+	}
+	tr.check(t, tr.g, []fsCase{{"rg TOKEN", VerdictAllow}, {"rg --hidden TOKEN", VerdictAllow}})
+	os.MkdirAll(tr.ws+"/vendor/lib/.git", 0o700) // a repository of its own: the top .gitignore stops there
+	tr.check(t, tr.g, []fsCase{{"rg --hidden TOKEN", VerdictAsk}, {"rg TOKEN", VerdictAllow}})
+	os.RemoveAll(tr.ws + "/vendor")
+	for _, name := range []string{".ignore", ".rgignore", ".gitignore"} {
+		os.WriteFile(tr.ws+"/"+name, []byte(".env\n!.env\n"), 0o600)
+		tr.check(t, tr.g, []fsCase{{"rg TOKEN", VerdictAsk}})
+		os.Remove(tr.ws + "/" + name)
+	}
+	t.Setenv("RIPGREP_CONFIG_PATH", tr.root+"/rgrc")
+	os.WriteFile(tr.ws+"/.gitignore", []byte(".env\n"), 0o600)
+	tr.check(t, tr.g, []fsCase{{"rg TOKEN", VerdictAsk}})
+}

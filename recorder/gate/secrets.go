@@ -233,8 +233,11 @@ const maxSecretWalk = 50000
 func (a *analysis) secretBelow(p string, rd reading) string {
 	top, o := p, gitignore.WalkOptions{NoIgnore: true, NoHidden: !rd.hidden, Links: true, Max: maxSecretWalk}
 	if rd.gitIgnores {
+		// ripgrep in a repository: git's ignore files, its own .ignore
+		// and .rgignore above them, a repository inside starting afresh.
 		if t, _, common := a.repoAround(p); t != "" {
 			top, o.NoIgnore, o.Rules = t, false, a.g.excludeRules(common)
+			o.IgnoreFiles, o.RepoBoundary = []string{".gitignore", ".ignore", ".rgignore"}, true
 		}
 	}
 	if rd.shallow {
@@ -498,7 +501,10 @@ func readingOf(name string, args []arg) reading {
 				noIgnore = true
 			}
 		}
-		rd = reading{recursive: true, hidden: u > 1 || ops.has("--hidden", "-.") || ops.computed, gitIgnores: !noIgnore}
+		if os.Getenv("RIPGREP_CONFIG_PATH") != "" {
+			u = 2 // a configuration file adds options the gate does not see
+		}
+		rd = reading{recursive: true, hidden: u > 1 || ops.has("--hidden", "-.") || ops.computed, gitIgnores: !noIgnore && u == 0}
 		for _, o := range ops.opts {
 			if o.name != "-g" && !isLong(o.name, "glob") && !isLong(o.name, "iglob") {
 				continue

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -271,6 +272,19 @@ func (r *Rules) Match(rel string, dir bool) (ignored, matched bool) {
 	return false, false
 }
 
+// negates reports whether a rule of the stack re-includes what it
+// matches (a "!" pattern), or may.
+func (s Stack) negates() bool {
+	for _, r := range s {
+		for _, p := range r.patterns {
+			if p.negate {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Stack is the ignore files that apply to a path, most important first:
 // the .gitignore files from the path's own directory up to the top, then
 // $GIT_DIR/info/exclude, then core.excludesFile.
@@ -316,6 +330,13 @@ type WalkOptions struct {
 	// walk; a directory it cannot read is left out, as git stages nothing
 	// from it.
 	List func(dir string) ([]Entry, error)
+	// IgnoreFiles are the names of the ignore files read in each
+	// directory, the least important first; nil means .gitignore alone.
+	// ripgrep also reads .ignore and .rgignore.
+	IgnoreFiles []string
+	// RepoBoundary drops the rules from above at a directory holding a
+	// .git (a repository inside the tree), as ripgrep does.
+	RepoBoundary bool
 }
 
 // Entry is one name in a directory, with its type.
@@ -340,7 +361,7 @@ func Walk(top, dir string, o WalkOptions, fn func(rel string, link bool) bool) e
 	if !o.NoIgnore && rel != "" {
 		// The directories above dir: their .gitignore files apply, and
 		// none of them may be ignored.
-		stack = w.push(stack, "")
+		stack = w.pushAll(stack, "")
 		parts := strings.Split(rel, "/")
 		for i := range parts {
 			p := strings.Join(parts[:i+1], "/")
@@ -348,7 +369,7 @@ func Walk(top, dir string, o WalkOptions, fn func(rel string, link bool) bool) e
 				return nil
 			}
 			if i < len(parts)-1 {
-				stack = w.push(stack, p)
+				stack = w.pushAll(stack, p)
 			}
 		}
 	}
@@ -363,9 +384,25 @@ type walker struct {
 	fn   func(rel string, link bool) bool
 }
 
-// push puts the .gitignore of directory rel in front of the stack.
-func (w *walker) push(stack Stack, rel string) Stack {
-	p := w.abs(rel) + "/.gitignore"
+// ignoreFiles are the names of the ignore files the walk reads.
+func (w *walker) ignoreFiles() []string {
+	if w.o.IgnoreFiles == nil {
+		return []string{".gitignore"}
+	}
+	return w.o.IgnoreFiles
+}
+
+// pushAll puts the ignore files of directory rel in front of the stack.
+func (w *walker) pushAll(stack Stack, rel string) Stack {
+	for _, name := range w.ignoreFiles() {
+		stack = w.push(stack, rel, name)
+	}
+	return stack
+}
+
+// push puts the ignore file name of directory rel in front of the stack.
+func (w *walker) push(stack Stack, rel, name string) Stack {
+	p := w.abs(rel) + "/" + name
 	fi, err := os.Lstat(p)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxIgnoreFile {
 		return stack
@@ -398,18 +435,26 @@ func (w *walker) dir(rel string, stack Stack) (more bool, err error) {
 		return true, nil
 	}
 	if !w.o.NoIgnore {
-		for _, e := range entries {
-			if e.Name == ".gitignore" && !e.Dir && !e.Link {
-				stack = w.push(stack, rel) // git reads a .gitignore only when it is a regular file
-				break
+		if w.o.RepoBoundary && rel != "" && slices.ContainsFunc(entries, func(e Entry) bool { return e.Name == ".git" }) {
+			stack = nil
+		}
+		for _, name := range w.ignoreFiles() {
+			for _, e := range entries {
+				if e.Name == name && !e.Dir && !e.Link {
+					stack = w.push(stack, rel, name) // read only when it is a regular file, as git does
+					break
+				}
 			}
 		}
 	}
+	// A negation may let a hidden file through (ripgrep): then hidden
+	// files are looked at too.
+	noHidden := w.o.NoHidden && !stack.negates()
 	for _, e := range entries {
 		if w.left--; w.left < 0 {
 			return false, ErrTooMany
 		}
-		if e.Name == ".git" || w.o.NoHidden && e.Name[0] == '.' {
+		if e.Name == ".git" || noHidden && e.Name[0] == '.' {
 			continue
 		}
 		p := e.Name
