@@ -207,6 +207,12 @@ func coreKeyIn(file, key string) string {
 	if err != nil {
 		return ""
 	}
+	return coreKey(b, key)
+}
+
+// coreKey returns the value of core.<key> (key in lower case) as the git
+// configuration text b sets it, or "".
+func coreKey(b []byte, key string) string {
 	if !containsFoldASCII(b, key) {
 		return ""
 	}

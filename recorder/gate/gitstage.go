@@ -254,12 +254,12 @@ func readIndex(gitDir, common string) (paths []string, ok bool) {
 	case err != nil || !fi.Mode().IsRegular() || fi.Size() > maxIndexFile:
 		return nil, false
 	}
-	data, err := os.ReadFile(gitDir + "/index")
+	data, err := readFile(gitDir + "/index")
 	if err != nil {
 		return nil, false
 	}
 	size := gitindex.SHA1
-	if cfg, err := os.ReadFile(common + "/config"); err == nil && bytes.Contains(bytes.ToLower(cfg), []byte("sha256")) {
+	if cfg, err := readFile(common + "/config"); err == nil && containsFoldASCII(cfg, "sha256") {
 		size = gitindex.SHA256
 	}
 	paths, err = gitindex.Paths(data, size)
@@ -303,10 +303,10 @@ func (g *Gate) excludeRules(common string) gitignore.Stack {
 		s = append(s, r)
 	}
 	file := g.globalExcludesFile()
-	if cfg, err := os.ReadFile(common + "/config"); err == nil {
+	if cfg, err := readFile(common + "/config"); err == nil {
 		if includes(cfg) {
 			file = "" // the value may come from a file the gate does not follow
-		} else if v := coreKeyIn(common+"/config", "excludesfile"); v != "" {
+		} else if v := coreKey(cfg, "excludesfile"); v != "" {
 			file = g.configPath(v)
 		}
 	}
