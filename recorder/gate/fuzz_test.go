@@ -18,7 +18,8 @@ func FuzzClassify(f *testing.F) {
 		"${x@P}", "[[ -v 'a[$(x)]' ]]", "f() { f | f & }; f", "case x in (a) ;; esac", "coproc x { y; }",
 		"select x in a; do b; done", "time -p x", "! x", "x &", "x |& y", "exec {fd}<>/dev/tcp/h/1",
 		"yq -n env.X", "jq -nf p.jq", `jq -L. 'import "x" as x; x::f'`, "declare -n r=GITHUB_TOKEN; echo $r", "local -n r; r=X; echo ${r}",
-		"declare -n", "echo $MYSQL_PWD $REDIS_URL"} {
+		"declare -n", "echo $MYSQL_PWD $REDIS_URL", "cat `find src -type f`", "x=$(ls -A); cat $x", "for f in $(git status -s | cut -c4-); do cat $f; done",
+		"a=(.*); cat ${a[@]}", "f=.e; cat ${f}nv", `cat "$(printf .e%snv "")"`, "cat $(compgen -G '.*')"} {
 		f.Add(c)
 	}
 	g := corpusTree(f, Options{})

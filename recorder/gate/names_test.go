@@ -3,20 +3,26 @@ package gate
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // namesTree is a real tree whose work tree is a git repository with two
 // untracked credential files, ./.env and ./src/sub/.env, and whose home
 // holds ~/.ssh/id_rsa.
-func namesTree(t *testing.T) *realTree {
+func namesTree(t testing.TB) *realTree {
 	t.Helper()
 	tr := newRealTree(t)
 	if err := os.MkdirAll(tr.ws+"/src/sub", 0o700); err != nil {
 		t.Fatal(err)
 	}
 	for f, body := range map[string]string{tr.ws + "/.env": "TOKEN=x\n", tr.ws + "/src/sub/.env": "TOKEN=y\n",
-		tr.ws + "/src/sub/a.go": "package sub\n", tr.ws + "/notes.md": "# notes\n", tr.home + "/.ssh/id_rsa": "KEY\n"} {
+		tr.ws + "/src/sub/a.go": "package sub\n", tr.ws + "/notes.md": "# notes\n", tr.home + "/.ssh/id_rsa": "KEY\n",
+		tr.home + "/.aws/config": "[default]\n"} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(f, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -79,5 +85,104 @@ func TestEnvironmentReadsOutOfSight(t *testing.T) {
 		{"declare -n r=HOME; echo $r", VerdictAllow},
 		{"declare -n r=GITHUB_TOKEN; echo ${#r}", VerdictAllow},
 		{"declare x=1; echo $x", VerdictAllow},
+	})
+}
+
+// TestNamesListedAtRunTime: cat $(find src -type f) asked, but the same
+// list reaching the reader through backquotes, a variable, a loop, an
+// array, or another lister (echo of a pattern, compgen -G, git status),
+// read the untracked .env files unasked.
+func TestNamesListedAtRunTime(t *testing.T) {
+	tr := namesTree(t)
+	tr.check(t, tr.g, []fsCase{
+		{"cat `find src -type f`", VerdictAsk},
+		{"cat `ls -A`", VerdictAsk},
+		{"cat `git ls-files -o`", VerdictAsk},
+		{"x=$(find src -type f); cat $x", VerdictAsk},
+		{"x=`find src -type f`; cat $x", VerdictAsk},
+		{`x="$(find src -type f)"; cat "$x"`, VerdictAsk},
+		{"for f in $(find src -type f); do cat $f; done", VerdictAsk},
+		{"for f in `find . -type f`; do head $f; done", VerdictAsk},
+		{"cat $(echo src/sub/.*)", VerdictAsk},
+		{`cat $(compgen -G "src/sub/.*")`, VerdictAsk},
+		{`a=(src/sub/.*); cat "${a[@]}"`, VerdictAsk},
+		{"a=(src/sub/.e*); cat ${a[0]}", VerdictAsk},
+		{"tail -n +1 $(git status --porcelain -uall | cut -c4-)", VerdictAsk},
+		{"base64 $(git status --porcelain -uall | awk '{print $2}')", VerdictAsk},
+		{"xxd $(ls -a src/sub)", VerdictAsk},
+		// Everyday neighbours.
+		{`for f in *.md; do cat "$f"; done`, VerdictAllow},
+		{`grep -n "$(git rev-parse --abbrev-ref HEAD)" README.md`, VerdictAllow},
+		{`cat "$(git rev-parse --show-toplevel)/README.md"`, VerdictAllow},
+		{"head -n 5 $(ls *.md)", VerdictAllow},
+		{"cat `ls *.md`", VerdictAllow},
+		{"x=$(ls *.md); head $x", VerdictAllow},
+		{"a=(*.md); cat \"${a[@]}\"", VerdictAllow},
+		{"for f in $(ls src/*.go); do wc -l $f; done", VerdictAllow},
+		{"for f in $(find src -name '*.go'); do cat $f; done", VerdictAllow},
+		{"x=$(find src -type f); wc -l $x", VerdictAllow},
+		{"cat $(echo src/*.go)", VerdictAllow},
+	})
+}
+
+// TestNamesBuiltAtRunTime: a file's name put together from pieces, one of
+// them computed (cat $(echo .e)nv, f=.e; cat ${f}nv), is a pattern made of
+// the literal text with anything in place of each piece: *nv matches .env.
+func TestNamesBuiltAtRunTime(t *testing.T) {
+	tr := namesTree(t)
+	tr.check(t, tr.g, []fsCase{
+		{"cat $(echo .e)nv", VerdictAsk},
+		{"f=.e; cat ${f}nv", VerdictAsk},
+		{`cat "$(printf .e%snv "")"`, VerdictAsk},
+		{`cat "$(printf %s .e nv)"`, VerdictAsk},
+		{"cat src/sub/$(echo .e)nv", VerdictAsk},
+		{"cat ~/.ssh/$(echo id)_rsa", VerdictAsk},
+		{"f=id_; cat ~/.ssh/${f}rsa", VerdictAsk},
+		{`cat $(printf '\x2eenv')`, VerdictAsk},
+		{`cat $(printf '%b' '\056env')`, VerdictAsk},
+		{`cat $(echo -e '\x2eenv')`, VerdictAsk},
+		{"cat $(echo LmVudgo= | base64 -d)", VerdictAsk},
+		{"f=$(echo LmVudgo= | base64 -d); cat \"$f\"", VerdictAsk},
+		{"cat $(tr A-Z a-z <<< $HOMEDIR/.SSH/ID_RSA)", VerdictAsk},
+		{"cat $(echo L2hvbWU= | base64 -d)/config", VerdictAsk},
+		{"cat ${x:-.e}nv", VerdictAsk},
+		{"cat $(echo .e)$(echo nv)", VerdictAsk},
+		{"x=.e; y=nv; cat $x$y", VerdictAsk},
+		{"cat $(echo src/sub)/.env", VerdictAsk},
+		// Everyday neighbours.
+		{`cat "$(git rev-parse --show-toplevel)/go.mod"`, VerdictAllow},
+		{"v=README; cat $v.md", VerdictAllow},
+		{"cat src/$(echo main).go", VerdictAllow},
+	})
+}
+
+// FuzzNamesMadeAtRunTime: working out what a word may name never panics
+// nor hangs; printfText stays bounded; a name always matches itself and a
+// lone hole matches any name; a word given to cat that holds the name of
+// the tree's .env as literal text around an expansion asks.
+func FuzzNamesMadeAtRunTime(f *testing.F) {
+	for _, s := range []string{"$(echo .e)nv", "${f}nv", "$(printf .e%snv '')", "`find src -type f`", "$(ls -A)",
+		"$(git status --porcelain -uall | cut -c4-)", "$(compgen -G 'src/sub/.*')", "${a[@]}", "$(printf '\\x2eenv')",
+		"$(printf %s%s%q .e nv x)", "$(echo -e '\\056env')", "$(printf %", "$(", "`", "${x:-.e}nv", "$(echo $(echo $(echo x)))"} {
+		f.Add(s)
+	}
+	tr := namesTree(f)
+	f.Fuzz(func(t *testing.T, word string) {
+		if out := printfText(word, []string{word, "x"}); len(out) > maxPrintfText+len(word)+8 {
+			t.Fatalf("printfText(%q) made %d bytes", word, len(out))
+		}
+		if !strings.ContainsAny(word, "*?\x00\x01") && !holeMatch(word, word) {
+			t.Fatalf("%q does not match itself", word)
+		}
+		if !holeMatch(string(lineHole), word) {
+			t.Fatalf("a hole does not match %q", word)
+		}
+		if strings.ContainsAny(word, "\n;&|<>(){}'\"\\ \t#=*?[") {
+			return
+		}
+		cmd := "x=" + word + "; cat ${x}$(echo .e)nv"
+		if r := tr.g.Decide(t.Context(), cmd, Input{Sandboxed: true}); r.Verdict == VerdictAllow {
+			t.Fatalf("%q: allowed: %v", cmd, r.Reasons)
+		}
 	})
 }
