@@ -90,6 +90,14 @@ func runMeasurer() {
 func sessionWithTail(t *testing.T, size int64) (dir, id, path string) {
 	t.Helper()
 	dir = gitProject(t)
+	// The execs that follow append to this session, healing its tail: one
+	// session for them all, even when they run on both sides of midnight.
+	if err := os.MkdirAll(filepath.Join(dir, ".cuff"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".cuff", "settings.yml"), []byte("recording:\n  session_mode: continuous\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if r := cuff(t, dir, "", "exec", "echo", "hello"); r.code != 0 {
 		t.Fatalf("exec: %+v", r)
 	}
@@ -207,7 +215,10 @@ func TestHostileStoreFilesNeverHangOrExhaust(t *testing.T) {
 	}
 	// Settings and policy: an error that says what is wrong, at once.
 	cuffDir := filepath.Join(dir, ".cuff")
-	os.Symlink("/dev/zero", filepath.Join(cuffDir, "settings.yml"))
+	os.Remove(filepath.Join(cuffDir, "settings.yml"))
+	if err := os.Symlink("/dev/zero", filepath.Join(cuffDir, "settings.yml")); err != nil {
+		t.Fatal(err)
+	}
 	m := cuffGuarded(t, dir, "record", "list")
 	if m.code == 0 || !strings.Contains(m.stderr, "not a regular file") || m.maxRSSMB > 60 {
 		t.Errorf("settings.yml linked to /dev/zero: exit %d, %d MB\n%s", m.code, m.maxRSSMB, m.stderr)
