@@ -281,6 +281,13 @@ func TestHookHoldsAgainstTheAttacks(t *testing.T) {
 			"git -C src diff --no-index /dev/null ../../"+filepath.Base(a.state)+"/.kube/config")
 		a.allowed("git diff", "git diff src", "git diff HEAD src", "git diff --no-index src/a.go "+outside+"/b.go || true",
 			"git diff src/a.go "+outside+"/b.go || true", "git -C src diff", "git -C src diff --no-index a.go "+outside+"/b.go || true")
+		// A remote's address with a token in it makes git's configuration
+		// a credential file, and its address a secret.
+		gitIn(t, a.dir, "remote", "add", "origin", "https://x-access-token:ghp_stolen@github.com/o/r.git")
+		a.refused("cat .git/config", "grep url .git/config", "grep -r ghp_ .", "git remote -v", "git remote get-url origin",
+			"git config --get remote.origin.url", "git config remote.origin.url", "git ls-remote --get-url")
+		gitIn(t, a.dir, "remote", "set-url", "origin", "https://github.com/o/r.git")
+		a.allowed("cat .git/config", "git remote -v", "git remote get-url origin", "git config --get remote.origin.url")
 	})
 }
 

@@ -177,7 +177,15 @@ func (c *call) gitSub(dir, sub string, rest []arg) {
 			}
 		}
 		return
-	case "fetch", "pull", "clone", "ls-remote", "send-email", "svn", "p4", "cvsimport",
+	case "ls-remote":
+		if slices.ContainsFunc(rest, func(x arg) bool { return x.val == "--get-url" }) {
+			if why := c.remoteCredential(dir); why != "" {
+				c.secretRead("git ls-remote --get-url prints a remote's address: " + why)
+			}
+		}
+		c.risky("network: " + what + " talks to another machine")
+		return
+	case "fetch", "pull", "clone", "send-email", "svn", "p4", "cvsimport",
 		"cvsexportcommit", "cvsserver", "fetch-pack", "send-pack", "upload-pack", "receive-pack",
 		"http-fetch", "http-push", "daemon", "instaweb", "request-pull", "imap-send":
 		c.risky("network: " + what + " talks to another machine")
@@ -206,13 +214,13 @@ func (c *call) gitSub(dir, sub string, rest []arg) {
 			}
 		}
 	case "remote":
-		c.gitRemote(rest)
+		c.gitRemote(dir, rest)
 		return
 	case "submodule":
 		c.gitSubmodule(rest)
 		return
 	case "config":
-		c.gitConfigCmd(rest)
+		c.gitConfigCmd(dir, rest)
 		return
 	case "var":
 		for _, x := range rest {
@@ -445,7 +453,15 @@ func gitValueish(sub string) bool {
 	return false
 }
 
-func (c *call) gitRemote(rest []arg) {
+// gitRemote judges git remote: listing the remotes' names is everyday;
+// printing their addresses (-v, get-url, show) prints a password or token
+// one of them holds.
+func (c *call) gitRemote(dir string, rest []arg) {
+	if len(rest) > 0 && (rest[0].val == "-v" || rest[0].val == "--verbose" || rest[0].val == "get-url" || rest[0].val == "show") {
+		if why := c.remoteCredential(dir); why != "" {
+			c.secretRead("git remote " + rest[0].val + " prints the remotes' addresses: " + why)
+		}
+	}
 	if len(rest) == 0 || rest[0].val == "-v" || rest[0].val == "--verbose" || rest[0].val == "get-url" {
 		c.unknown("git remote lists the remotes")
 		return
@@ -484,7 +500,7 @@ func (c *call) gitSubmodule(rest []arg) {
 
 // gitConfigCmd tells reading configuration from changing it: a change can
 // make later git commands run any program.
-func (c *call) gitConfigCmd(rest []arg) {
+func (c *call) gitConfigCmd(dir string, rest []arg) {
 	ops := scan(rest, optSpec{short: "f", long: []string{"file", "blob", "type", "default", "comment", "value"}})
 	if ops.computed {
 		c.risky("indirection: a git config argument is only known at run time")
@@ -493,21 +509,21 @@ func (c *call) gitConfigCmd(rest []arg) {
 	if ops.has("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "--get-color",
 		"--get-colorbool", "--show-origin", "--show-scope", "--name-only") && !ops.has("--add",
 		"--replace-all", "--unset", "--unset-all", "--rename-section", "--remove-section", "--edit", "-e") {
-		c.gitConfigRead(ops, ops.operands)
+		c.gitConfigRead(dir, ops, ops.operands)
 		return
 	}
 	n := len(ops.operands)
 	if n > 0 {
 		switch ops.operands[0].val {
 		case "get", "list":
-			c.gitConfigRead(ops, ops.operands[1:])
+			c.gitConfigRead(dir, ops, ops.operands[1:])
 			return
 		case "set", "unset", "rename-section", "remove-section", "edit":
 			n = 2
 		}
 	}
 	if n <= 1 && !ops.has("--add", "--replace-all", "--unset", "--unset-all", "--rename-section", "--remove-section", "--edit", "-e") {
-		c.gitConfigRead(ops, ops.operands)
+		c.gitConfigRead(dir, ops, ops.operands)
 		return
 	}
 	c.risky("indirection: git config changes settings that can make git run programs or reach the network")
@@ -520,7 +536,7 @@ func (c *call) gitConfigCmd(rest []arg) {
 // as env is, and so is a key named like a credential; names alone
 // (--name-only) and ordinary keys are not. keys are the operands after
 // the subcommand, the key first.
-func (c *call) gitConfigRead(ops scanResult, keys []arg) {
+func (c *call) gitConfigRead(dir string, ops scanResult, keys []arg) {
 	switch {
 	case ops.has("--name-only"):
 	case ops.has("--list", "-l", "--regexp") || getOption(ops, "--get-regexp") || len(ops.operands) > 0 && ops.operands[0].val == "list":
@@ -537,6 +553,12 @@ func (c *call) gitConfigRead(ops scanResult, keys []arg) {
 	case len(keys) > 0 && secretConfigKey(keys[0].val):
 		c.secretRead("git config prints " + keys[0].val + ", which holds a credential")
 		return
+	}
+	if len(keys) > 0 && !ops.has("--name-only") {
+		if why := c.configKeySecret(dir, ops, keys[0].val); why != "" {
+			c.secretRead("git config prints " + keys[0].val + ": " + why)
+			return
+		}
 	}
 	c.unknown("git config reads the configuration")
 }

@@ -158,7 +158,7 @@ func (g *Gate) secretPath(p string) string {
 	if secretName(base) {
 		return base + " holds credentials"
 	}
-	return ""
+	return gitConfigFileSecret(p, base)
 }
 
 // inSecretPlace says why p, whose path relative to where places lie is
@@ -231,7 +231,7 @@ const maxSecretWalk = 50000
 // secretBelow looks through the directory p, as rd reads it, for a
 // credential file, and says why reading it reads credentials, or "".
 func (a *analysis) secretBelow(p string, rd reading) string {
-	top, o := p, gitignore.WalkOptions{NoIgnore: true, NoHidden: !rd.hidden, Links: true, Max: maxSecretWalk}
+	top, o := p, gitignore.WalkOptions{NoIgnore: true, NoHidden: !rd.hidden, Links: true, Max: maxSecretWalk, GitConfig: rd.hidden}
 	if rd.gitIgnores {
 		// ripgrep in a repository: git's ignore files, its own .ignore
 		// and .rgignore above them, a repository inside starting afresh.

@@ -322,6 +322,10 @@ type WalkOptions struct {
 	// SkipDir, when set, leaves out the directories whose names it
 	// reports (grep --exclude-dir).
 	SkipDir func(name string) bool
+	// GitConfig also reports the config file of each .git directory met
+	// (as .git/config, whether it exists or not): a reader that is not
+	// git reads it.
+	GitConfig bool
 	// Max is how many directory entries Walk looks at before it gives up
 	// with ErrTooMany.
 	Max int
@@ -454,12 +458,18 @@ func (w *walker) dir(rel string, stack Stack) (more bool, err error) {
 		if w.left--; w.left < 0 {
 			return false, ErrTooMany
 		}
-		if e.Name == ".git" || noHidden && e.Name[0] == '.' {
+		if noHidden && e.Name[0] == '.' {
 			continue
 		}
 		p := e.Name
 		if rel != "" {
 			p = rel + "/" + e.Name
+		}
+		if e.Name == ".git" {
+			if w.o.GitConfig && e.Dir && (w.o.SkipDir == nil || !w.o.SkipDir(e.Name)) && !w.fn(p+"/config", false) {
+				return false, nil
+			}
+			continue
 		}
 		switch {
 		case e.Dir:

@@ -218,3 +218,30 @@ func FuzzIgnored(f *testing.F) {
 		}
 	})
 }
+
+// TestWalkReportsGitConfig: with GitConfig, each .git directory's config
+// is reported (a reader that is not git reads it), nothing else of .git;
+// a .git directory left out by SkipDir is not.
+func TestWalkReportsGitConfig(t *testing.T) {
+	top := t.TempDir()
+	for _, f := range []string{".git/config", ".git/HEAD", "sub/.git/config", "sub/a.go", "b.go"} {
+		os.MkdirAll(filepath.Join(top, filepath.Dir(f)), 0o755)
+		os.WriteFile(filepath.Join(top, f), nil, 0o644)
+	}
+	walk := func(o WalkOptions) []string {
+		var got []string
+		o.NoIgnore, o.Max = true, 1000
+		Walk(top, top, o, func(rel string, _ bool) bool { got = append(got, rel); return true })
+		slices.Sort(got)
+		return got
+	}
+	if got, want := walk(WalkOptions{GitConfig: true}), []string{".git/config", "b.go", "sub/.git/config", "sub/a.go"}; !slices.Equal(got, want) {
+		t.Errorf("with GitConfig: %q, want %q", got, want)
+	}
+	if got, want := walk(WalkOptions{}), []string{"b.go", "sub/a.go"}; !slices.Equal(got, want) {
+		t.Errorf("without GitConfig: %q, want %q", got, want)
+	}
+	if got, want := walk(WalkOptions{GitConfig: true, SkipDir: func(n string) bool { return n == ".git" }}), []string{"b.go", "sub/a.go"}; !slices.Equal(got, want) {
+		t.Errorf("with .git skipped: %q, want %q", got, want)
+	}
+}
