@@ -104,6 +104,7 @@ func (c *collector) namerefs(d *syntax.DeclClause) {
 	if !ref {
 		return
 	}
+	c.anyRefs = true
 	for _, as := range d.Args {
 		if as.Name == nil {
 			continue
@@ -295,7 +296,12 @@ func (a *analysis) valuesOf(name string) (vals []arg, set bool) {
 			return
 		}
 		if as.Value != nil {
-			vals = append(vals, resolveWord(src, as.Value))
+			v := resolveWord(src, as.Value)
+			if as.Append {
+				// x+=nv: what x held before, then nv.
+				v = arg{val: "$(?)" + v.val, dyn: true}
+			}
+			vals = append(vals, v)
 		} else {
 			vals = append(vals, arg{})
 		}
@@ -318,7 +324,42 @@ func (a *analysis) valuesOf(name string) (vals []arg, set bool) {
 			vals = append(vals, words(src, it.Items)...)
 		}
 	}
+	if a.setsOutOfSight(name, col) {
+		set = true
+		vals = append(vals, arg{val: "$(?)", dyn: true})
+	}
 	return vals, set
+}
+
+// setsOutOfSight reports whether the script may set the variable name to
+// a value the gate does not see: printf -v, read, mapfile, readarray,
+// getopts, wait -p, let, ${name:=...}, or through a nameref (declare -n
+// r=name; r=...), which may set any variable.
+func (a *analysis) setsOutOfSight(name string, col *collector) bool {
+	if col.anyRefs || strings.Contains(col.src, "${"+name+":=") || strings.Contains(col.src, "${"+name+"=") {
+		return true
+	}
+	for _, s := range a.sites {
+		if s.kind != siteCall || len(s.call.Args) < 2 {
+			continue
+		}
+		switch s.call.Args[0].Lit() {
+		case "printf", "read", "mapfile", "readarray", "getopts", "wait", "let":
+			for _, w := range s.call.Args[1:] {
+				if l := w.Lit(); l == name || strings.HasPrefix(l, name+"=") || strings.HasPrefix(l, "-v"+name) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// redirectName says why a file given to a command's input (cmd < WORD)
+// may be a credential file once its expansions are known, or "".
+func (a *analysis) redirectName(w arg) string {
+	c := call{a: a, name: "cat"}
+	return c.runTimeName(0, w, reading{})
 }
 
 // substShapes works out what a command substitution prints, as names.
@@ -547,9 +588,12 @@ func printsContents(name string) bool {
 // runTimeName says why the word x, given to the command as a file to read
 // as rd reads, may name credential files once its expansions are known,
 // or "".
-func (c *call) runTimeName(x arg, rd reading) string {
+func (c *call) runTimeName(i int, x arg, rd reading) string {
 	if !x.dyn || !strings.ContainsAny(x.val, "$`") {
 		return ""
+	}
+	if i > 0 && i <= len(c.args) && optionValue(c.name, c.args[i-1]) {
+		return "" // the value of an option (head -n $n), not a file
 	}
 	v := x.val
 	if strings.HasPrefix(v, "-") {
@@ -827,4 +871,46 @@ func fillHoles(pattern, fill string) string {
 		b.WriteByte(pattern[i])
 	}
 	return b.String()
+}
+
+// optionValue reports a short option of a program that prints files
+// (head -n, cut -d, grep -m) whose value is the next word, which is then
+// not a file's name. Options that name a file (grep -f, sed -f, awk -f)
+// are not among them.
+func optionValue(name string, prev arg) bool {
+	if !prev.static() || len(prev.val) != 2 || prev.val[0] != '-' {
+		return false
+	}
+	var takes string
+	switch name {
+	case "head", "tail":
+		takes = "nc"
+	case "cut":
+		takes = "dfcb"
+	case "sort":
+		takes = "ktS"
+	case "grep", "egrep", "fgrep", "zgrep":
+		takes = "emABCdD"
+	case "rg", "ag", "ugrep":
+		takes = "emABCgtTMj"
+	case "awk", "gawk", "mawk":
+		takes = "Fv"
+	case "base64", "base32", "basenc", "fold", "fmt":
+		takes = "w"
+	case "xxd":
+		takes = "lscgo"
+	case "od":
+		takes = "NjAtw"
+	case "hexdump", "hd":
+		takes = "nse"
+	case "diff":
+		takes = "UC"
+	case "nl":
+		takes = "wsvib"
+	case "column":
+		takes = "stco"
+	case "split":
+		takes = "lbna"
+	}
+	return strings.IndexByte(takes, prev.val[1]) >= 0
 }

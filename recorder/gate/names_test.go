@@ -149,10 +149,20 @@ func TestNamesBuiltAtRunTime(t *testing.T) {
 		{"cat $(echo .e)$(echo nv)", VerdictAsk},
 		{"x=.e; y=nv; cat $x$y", VerdictAsk},
 		{"cat $(echo src/sub)/.env", VerdictAsk},
+		{`printf -v x '\x2eenv'; cat $x`, VerdictAsk},
+		{"x=.e; x+=nv; cat $x", VerdictAsk},
+		{"cat < $(echo .e)nv", VerdictAsk},
+		{"cat /dev/fd/3 3< $(echo .e)nv", VerdictAsk},
+		{": ${x:=.env}; cat $x", VerdictAsk},
+		{"declare -n r=x; r=.env; cat $x", VerdictAsk},
+		{"read -r x <<< .e; cat ${x}nv", VerdictAsk},
 		// Everyday neighbours.
 		{`cat "$(git rev-parse --show-toplevel)/go.mod"`, VerdictAllow},
 		{"v=README; cat $v.md", VerdictAllow},
 		{"cat src/$(echo main).go", VerdictAllow},
+		{"x=README; x+=.md; cat $x", VerdictAllow},
+		{"wc -l < $(ls *.md)", VerdictAllow},
+		{"printf -v n %d 3; head -n $n README.md", VerdictAllow},
 	})
 }
 

@@ -395,6 +395,7 @@ type collector struct {
 	// refs are the variables declared as references to secret variables
 	// (declare -n), with the variable each names (namerefs).
 	refs     map[string]string
+	anyRefs  bool                   // a declaration makes a nameref, to any variable
 	walk     func(syntax.Node) bool // c.visit
 	siteBuf  [4]site
 	stackBuf [24]syntax.Node
@@ -418,6 +419,7 @@ func (c *collector) reset() {
 	c.sites, c.stack, c.piped, c.feeds, c.afterAnd, c.members, c.loops, c.src = nil, nil, nil, nil, nil, nil, 0, ""
 	c.fors = c.fors[:0]
 	clear(c.refs)
+	c.anyRefs = false
 }
 
 // visit is the syntax.Walk callback: it keeps the stack of open nodes and
@@ -837,6 +839,9 @@ func (a *analysis) redirects(e *entry, src string, st *syntax.Stmt) {
 				e.addExtra(TierRisky, "network: input comes from "+w.val)
 			} else if why := a.secretWord(w, false, false); why != "" {
 				e.addExtra(TierRisky, secretPrefix+"input comes from "+w.val+": "+why)
+				e.secret = true
+			} else if why := a.redirectName(w); why != "" {
+				e.addExtra(TierRisky, secretPrefix+"input comes from "+w.val+", a name made at run time: "+why)
 				e.secret = true
 			}
 		}

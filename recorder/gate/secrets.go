@@ -743,7 +743,7 @@ func (c *call) secretReads() {
 			c.secretRead(c.name + " reads " + x.val + ": " + why)
 			return
 		}
-		if why := c.runTimeName(x, rd); why != "" && !(i == firstOperand(c.args) && patternFirst(c.name)) {
+		if why := c.runTimeName(i, x, rd); why != "" && !(i == firstOperand(c.args) && patternFirst(c.name)) {
 			c.secretRead(c.name + " reads " + x.val + ", a name made at run time: " + why)
 			return
 		}
