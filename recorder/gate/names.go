@@ -63,6 +63,9 @@ var yqEnv = regexp.MustCompile(`(^|[^A-Za-z0-9_$.])(str)?env\s*\(|envsubst`)
 // comes from somewhere the gate does not look (-f FILE, a module search
 // path given with -L, an import or include directive).
 func (c *call) programEnv() string {
+	if why := c.configDump(); why != "" {
+		return why
+	}
 	if !jqProgram(c.name) {
 		return ""
 	}
@@ -914,3 +917,51 @@ func optionValue(name string, prev arg) bool {
 	}
 	return strings.IndexByte(takes, prev.val[1]) >= 0
 }
+
+// configDump says why a command prints environment variables or stored
+// credentials that its input or a tool's configuration holds, or "":
+// envsubst replaces $NAME in its input with the variable's value (any
+// variable, unless a list of names that hold no secret is given); pip
+// config and bundle config print index and gem source addresses with
+// their user:password.
+func (c *call) configDump() string {
+	switch c.name {
+	case "envsubst":
+		ops := scan(c.args, optSpec{})
+		if ops.has("-v", "--variables", "--help", "-h", "--version", "-V") {
+			return ""
+		}
+		if len(ops.operands) == 0 {
+			return "envsubst puts the value of any environment variable its input names in its output, tokens and keys among them"
+		}
+		for _, x := range ops.operands {
+			if !x.static() {
+				return "envsubst " + x.val + " puts the values of variables only known at run time in its output"
+			}
+			for _, m := range envName.FindAllStringSubmatch(x.val, -1) {
+				if secretVar(m[1]) {
+					return "envsubst puts the value of $" + m[1] + ", which holds a secret, in its output"
+				}
+			}
+		}
+	case "pip", "pip3", "bundle", "bundler":
+		ops := scan(c.args, optSpec{})
+		if len(ops.operands) == 0 || ops.operands[0].val != "config" {
+			return ""
+		}
+		rest := ops.operands[1:]
+		if c.name == "pip" || c.name == "pip3" {
+			if len(rest) > 0 && (rest[0].val == "list" || rest[0].val == "get" || rest[0].val == "debug") {
+				return c.name + " config " + rest[0].val + " prints the configuration, where an index address holds user:password"
+			}
+			return ""
+		}
+		if len(rest) == 0 || rest[0].val == "list" || rest[0].val == "get" || len(rest) == 1 && !strings.HasPrefix(rest[0].val, "-") {
+			return c.name + " config prints the settings, where a gem source's credentials live"
+		}
+	}
+	return ""
+}
+
+// envName finds $NAME and ${NAME} in envsubst's list of variables.
+var envName = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)

@@ -72,6 +72,14 @@ func TestEnvironmentReadsOutOfSight(t *testing.T) {
 		{"echo $DB_PWD", VerdictAsk},
 		{"echo $GPG_PASSPHRASE", VerdictAsk},
 		{"printenv AMQP_URL", VerdictAsk},
+		{"echo '$GITHUB_TOKEN' | envsubst", VerdictAsk},
+		{"envsubst < README.md", VerdictAsk},
+		{"envsubst '$GITHUB_TOKEN' < README.md", VerdictAsk},
+		{"envsubst \"$X\" < README.md", VerdictAsk},
+		{"pip config list", VerdictAsk},
+		{"pip3 config get global.index-url", VerdictAsk},
+		{"bundle config", VerdictAsk},
+		{"bundle config get BUNDLE_GEMS__EXAMPLE__COM", VerdictAsk},
 		// Everyday neighbours.
 		{"jq -n 1", VerdictAllow},
 		{"jq .name package.json", VerdictAllow},
@@ -85,6 +93,9 @@ func TestEnvironmentReadsOutOfSight(t *testing.T) {
 		{"declare -n r=HOME; echo $r", VerdictAllow},
 		{"declare -n r=GITHUB_TOKEN; echo ${#r}", VerdictAllow},
 		{"declare x=1; echo $x", VerdictAllow},
+		{"envsubst '$HOME $USER' < README.md", VerdictNone}, // unknown to the gate, but no secret
+		{"envsubst -v '$HOME'", VerdictNone},
+		{"pip list", VerdictAllow},
 	})
 }
 
