@@ -246,6 +246,9 @@ func (c *call) paramShapes(pe *syntax.ParamExp, depth int) []nameShape {
 		return []nameShape{{text: string(outsideHole)}}
 	}
 	name := pe.Param.Value
+	if shellSet(name) {
+		return []nameShape{holeShape}
+	}
 	vals, set := c.a.valuesOf(name)
 	if !set {
 		switch {
@@ -607,7 +610,7 @@ func (c *call) runTimeName(i int, x arg, rd reading) string {
 		}
 		v = val
 	}
-	contents := printsContents(c.name)
+	contents := printsContents(c.name) || c.name == "git" && hasArg(c.args, "--no-index")
 	for _, s := range c.nameShapes(v, 0) {
 		if why := c.shapeSecret(s, rd, contents); why != "" {
 			return why
@@ -965,3 +968,15 @@ func (c *call) configDump() string {
 
 // envName finds $NAME and ${NAME} in envsubst's list of variables.
 var envName = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
+
+// shellSet reports variables that bash sets from what the line's own
+// commands do: $_ (the last word of the command before: ls .env; cat $_),
+// read's REPLY, mapfile's MAPFILE, what [[ =~ ]] matched, getopts's
+// OPTARG, the words of the command being run.
+func shellSet(name string) bool {
+	switch name {
+	case "_", "REPLY", "MAPFILE", "BASH_REMATCH", "OPTARG", "BASH_ARGV", "BASH_COMMAND", "COPROC", "READLINE_LINE":
+		return true
+	}
+	return false
+}

@@ -160,6 +160,13 @@ func TestNamesBuiltAtRunTime(t *testing.T) {
 		{"cat $(echo .e)$(echo nv)", VerdictAsk},
 		{"x=.e; y=nv; cat $x$y", VerdictAsk},
 		{"cat $(echo src/sub)/.env", VerdictAsk},
+		{"git diff --no-index /dev/null $(echo LmVudgo= | base64 -d)", VerdictAsk},
+		{"git diff --no-index /dev/null $(echo .e)nv", VerdictAsk},
+		{"ls .env; cat $_", VerdictAsk},
+		{`: .env; cat "$_"`, VerdictAsk},
+		{"echo .env | { read; cat $REPLY; }", VerdictAsk},
+		{"mapfile < list.txt; cat ${MAPFILE[@]}", VerdictAsk},
+		{"[[ .env =~ .* ]]; cat $BASH_REMATCH", VerdictAsk},
 		{`printf -v x '\x2eenv'; cat $x`, VerdictAsk},
 		{"x=.e; x+=nv; cat $x", VerdictAsk},
 		{"cat < $(echo .e)nv", VerdictAsk},
@@ -172,6 +179,9 @@ func TestNamesBuiltAtRunTime(t *testing.T) {
 		{"v=README; cat $v.md", VerdictAllow},
 		{"cat src/$(echo main).go", VerdictAllow},
 		{"x=README; x+=.md; cat $x", VerdictAllow},
+		{"wc -c $(echo LmVudgo= | base64 -d)", VerdictAllow}, // a count, not the contents
+		{"git log -- $(git rev-parse --show-toplevel)", VerdictAllow},
+		{"mkdir -p build && cd $_ && ls", VerdictAllow},
 		{"wc -l < $(ls *.md)", VerdictAllow},
 		{"printf -v n %d 3; head -n $n README.md", VerdictAllow},
 	})
