@@ -90,14 +90,7 @@ func runMeasurer() {
 func sessionWithTail(t *testing.T, size int64) (dir, id, path string) {
 	t.Helper()
 	dir = gitProject(t)
-	// The execs that follow append to this session, healing its tail: one
-	// session for them all, even when they run on both sides of midnight.
-	if err := os.MkdirAll(filepath.Join(dir, ".cuff"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".cuff", "settings.yml"), []byte("recording:\n  session_mode: continuous\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	continuousSessions(t, dir) // the execs that follow append to this session, healing its tail
 	if r := cuff(t, dir, "", "exec", "echo", "hello"); r.code != 0 {
 		t.Fatalf("exec: %+v", r)
 	}

@@ -21,6 +21,19 @@ func gitProject(t *testing.T) string {
 	return dir
 }
 
+// continuousSessions makes the project in dir record every run in one
+// session: by default runs without a conversation go to the day's session,
+// so a test whose runs fall on both sides of midnight finds two.
+func continuousSessions(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, ".cuff"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".cuff", "settings.yml"), []byte("recording:\n  session_mode: continuous\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // runsJSON lists the recorded runs of a project.
 func runsJSON(t *testing.T, dir string) []map[string]any {
 	t.Helper()
@@ -34,13 +47,7 @@ func runsJSON(t *testing.T, dir string) []map[string]any {
 
 func TestExecRunsRecordsAndExitsWithTheCommandsCode(t *testing.T) {
 	dir := gitProject(t)
-	// One session for all runs, even across midnight.
-	if err := os.MkdirAll(filepath.Join(dir, ".cuff"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".cuff", "settings.yml"), []byte("recording:\n  session_mode: continuous\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	continuousSessions(t, dir) // one session for all runs, even across midnight
 	cases := []struct {
 		args   []string
 		code   int

@@ -23,14 +23,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 		t.Fatalf("corpus of %d formats, want at least 60", len(corpus))
 	}
 	e := newHookEnv(t)
-	// The execs go to one session, even on both sides of midnight (by
-	// default runs without a conversation go to the day's session).
-	if err := os.MkdirAll(filepath.Join(e.dir, ".cuff"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(e.dir, ".cuff", "settings.yml"), []byte("recording:\n  session_mode: continuous\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	continuousSessions(t, e.dir) // the execs go to one session, even across midnight
 	for i, c := range corpus {
 		argv := append([]string{"exec", "--", "printf", "%s\\n", c.Text}, c.Argv...)
 		if c.Argv != nil {
