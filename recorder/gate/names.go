@@ -87,7 +87,45 @@ func (c *call) programEnv() string {
 			return c.name + " " + v + " runs a program from a file, which the gate does not read: it may print the environment"
 		}
 	}
+	if i := jqProgramIndex(c.args, yq); i >= 0 && c.args[i].dyn {
+		// A program made at run time: what it may become.
+		for _, s := range c.nameShapes(c.args[i].val, 0) {
+			if strings.IndexByte(s.text, lineHole) >= 0 || s.list != nil {
+				return c.name + " runs the program " + c.args[i].val + ", made from output the gate cannot see: it may print the environment"
+			}
+			if strings.Contains(s.text, "$ENV") || jqEnv.MatchString(s.text) || yqEnv.MatchString(s.text) || jqModule.MatchString(s.text) {
+				return c.name + " runs the program " + c.args[i].val + ", which may be " + s.text + ": it reads the environment"
+			}
+		}
+	}
 	return ""
+}
+
+// jqProgramIndex is the index in args of a jq-like program's program
+// text (its first operand; after yq's eval subcommand), or -1.
+func jqProgramIndex(args []arg, yq bool) int {
+	first := true
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
+		switch {
+		case v == "--":
+			if i+1 < len(args) {
+				return i + 1
+			}
+			return -1
+		case v == "--arg" || v == "--argjson" || v == "--slurpfile" || v == "--rawfile":
+			i += 2
+		case v == "--indent" || yq && (v == "-I" || v == "-o" || v == "-p" || v == "--output-format" || v == "--input-format"):
+			i++
+		case v == "--args" || v == "--jsonargs":
+		case strings.HasPrefix(v, "-") && v != "-":
+		case yq && first && (v == "e" || v == "eval" || v == "ea" || v == "eval-all"):
+			first = false
+		default:
+			return i
+		}
+	}
+	return -1
 }
 
 // namerefs records the variables that a declaration makes references to
@@ -601,6 +639,9 @@ func (c *call) runTimeName(i int, x arg, rd reading) string {
 	if i > 0 && i <= len(c.args) && optionValue(c.name, c.args[i-1]) {
 		return "" // the value of an option (head -n $n), not a file
 	}
+	if i > 1 && i <= len(c.args) && jqProgram(c.name) && (c.args[i-2].is("--arg") || c.args[i-2].is("--argjson")) {
+		return "" // jq --arg NAME VALUE: a string for the program
+	}
 	v := x.val
 	if strings.HasPrefix(v, "-") {
 		// An option: the value of --opt=VALUE may name a file.
@@ -884,7 +925,21 @@ func fillHoles(pattern, fill string) string {
 // not a file's name. Options that name a file (grep -f, sed -f, awk -f)
 // are not among them.
 func optionValue(name string, prev arg) bool {
-	if !prev.static() || len(prev.val) != 2 || prev.val[0] != '-' {
+	if !prev.static() || !strings.HasPrefix(prev.val, "-") {
+		return false
+	}
+	if strings.HasPrefix(prev.val, "--") {
+		switch prev.val {
+		case "--lines", "--bytes", "--regexp", "--max-count", "--after-context", "--before-context", "--context",
+			"--delimiter", "--fields", "--characters", "--key", "--field-separator", "--assign", "--width":
+			switch name {
+			case "head", "tail", "grep", "egrep", "fgrep", "zgrep", "rg", "cut", "sort", "awk", "gawk", "mawk", "fold", "fmt", "base64", "base32":
+				return true
+			}
+		}
+		return false
+	}
+	if len(prev.val) != 2 {
 		return false
 	}
 	var takes string

@@ -73,6 +73,11 @@ func TestEnvironmentReadsOutOfSight(t *testing.T) {
 		{"echo $GPG_PASSPHRASE", VerdictAsk},
 		{"printenv AMQP_URL", VerdictAsk},
 		{"echo '$GITHUB_TOKEN' | envsubst", VerdictAsk},
+		{`jq -n "$(cat p.jq)"`, VerdictAsk},
+		{"p=env; jq -n $p", VerdictAsk},
+		{`p=$(echo ZW52 | base64 -d); jq -n "$p"`, VerdictAsk},
+		{`jq -n $(printf '\x65nv')`, VerdictAsk},
+		{`yq e "$(echo ZW52 | base64 -d)"`, VerdictAsk},
 		{"envsubst < README.md", VerdictAsk},
 		{"envsubst '$GITHUB_TOKEN' < README.md", VerdictAsk},
 		{"envsubst \"$X\" < README.md", VerdictAsk},
@@ -96,6 +101,9 @@ func TestEnvironmentReadsOutOfSight(t *testing.T) {
 		{"envsubst '$HOME $USER' < README.md", VerdictNone}, // unknown to the gate, but no secret
 		{"envsubst -v '$HOME'", VerdictNone},
 		{"pip list", VerdictAllow},
+		{`jq -r ".version" package.json`, VerdictAllow},
+		{`jq --arg v "$(git rev-parse HEAD)" '.rev = $v' package.json`, VerdictAllow},
+		{`yq -i ".version = \"$VERSION\"" chart.yml`, VerdictAllow},
 	})
 }
 
@@ -126,6 +134,8 @@ func TestNamesListedAtRunTime(t *testing.T) {
 		{`grep -n "$(git rev-parse --abbrev-ref HEAD)" README.md`, VerdictAllow},
 		{`cat "$(git rev-parse --show-toplevel)/README.md"`, VerdictAllow},
 		{"head -n 5 $(ls *.md)", VerdictAllow},
+		{"n=$(wc -l < README.md); head -n $n README.md", VerdictAllow},
+		{"n=$(wc -l < README.md); tail --lines $n README.md", VerdictAllow},
 		{"cat `ls *.md`", VerdictAllow},
 		{"x=$(ls *.md); head $x", VerdictAllow},
 		{"a=(*.md); cat \"${a[@]}\"", VerdictAllow},
