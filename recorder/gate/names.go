@@ -89,7 +89,7 @@ func (c *call) programEnv() string {
 	}
 	if i := jqProgramIndex(c.args, yq); i >= 0 && c.args[i].dyn {
 		// A program made at run time: what it may become.
-		for _, s := range c.nameShapes(c.args[i].val, 0) {
+		for _, s := range c.shapes(c.args[i].val) {
 			if strings.IndexByte(s.text, lineHole) >= 0 || s.list != nil {
 				return c.name + " runs the program " + c.args[i].val + ", made from output the gate cannot see: it may print the environment"
 			}
@@ -209,6 +209,22 @@ const (
 	maxNameDepth  = 4
 )
 
+// namer works out what words may become, within a budget of words
+// parsed (maxNameWork) for one word of a command.
+type namer struct {
+	c    *call
+	left int
+}
+
+// maxNameWork bounds the words parsed to work out one word.
+const maxNameWork = 256
+
+// shapes works out what the word text v may become.
+func (c *call) shapes(v string) []nameShape {
+	n := namer{c: c, left: maxNameWork}
+	return n.nameShapes(v, 0)
+}
+
 // nameShape is one thing a word may become.
 type nameShape struct {
 	text string // literal text with holes
@@ -227,10 +243,12 @@ var holeShape = nameShape{text: string(lineHole)}
 
 // nameShapes works out what the word text v (quotes removed, expansions as
 // written) may become.
-func (c *call) nameShapes(v string, depth int) []nameShape {
-	if depth > maxNameDepth {
+func (n *namer) nameShapes(v string, depth int) []nameShape {
+	c := n.c
+	if depth > maxNameDepth || n.left <= 0 {
 		return []nameShape{holeShape}
 	}
+	n.left--
 	p := c.a.g.parsers.Get().(*syntax.Parser)
 	w, err := p.Document(strings.NewReader(v))
 	c.a.g.parsers.Put(p)
@@ -239,7 +257,7 @@ func (c *call) nameShapes(v string, depth int) []nameShape {
 	}
 	out := []nameShape{{}}
 	for _, part := range w.Parts {
-		pieces := c.partShapes(v, part, depth)
+		pieces := n.partShapes(v, part, depth)
 		if len(w.Parts) > 1 {
 			for i := range pieces {
 				if pieces[i].list != nil {
@@ -262,15 +280,15 @@ func (c *call) nameShapes(v string, depth int) []nameShape {
 }
 
 // partShapes works out what one part of a word may become.
-func (c *call) partShapes(src string, part syntax.WordPart, depth int) []nameShape {
+func (n *namer) partShapes(src string, part syntax.WordPart, depth int) []nameShape {
 	switch p := part.(type) {
 	case *syntax.Lit:
 		t := dqUnescape(p.Value)
 		return []nameShape{{text: t, glob: strings.ContainsAny(t, "*?[")}}
 	case *syntax.ParamExp:
-		return c.paramShapes(p, depth)
+		return n.paramShapes(p, depth)
 	case *syntax.CmdSubst:
-		return c.substShapes(src, p, depth)
+		return n.substShapes(src, p, depth)
 	case *syntax.ProcSubst:
 		return []nameShape{{text: "/dev/fd/63"}}
 	}
@@ -279,7 +297,8 @@ func (c *call) partShapes(src string, part syntax.WordPart, depth int) []nameSha
 
 // paramShapes works out what a parameter expansion may become: the values
 // the line set the variable to, the home folder, the working directory.
-func (c *call) paramShapes(pe *syntax.ParamExp, depth int) []nameShape {
+func (n *namer) paramShapes(pe *syntax.ParamExp, depth int) []nameShape {
+	c := n.c
 	if pe.Param == nil || pe.Length || pe.Width || pe.Excl {
 		return []nameShape{{text: string(outsideHole)}}
 	}
@@ -304,7 +323,7 @@ func (c *call) paramShapes(pe *syntax.ParamExp, depth int) []nameShape {
 	for _, x := range vals {
 		switch {
 		case x.dyn:
-			out = append(out, c.nameShapes(x.val, depth+1)...)
+			out = append(out, n.nameShapes(x.val, depth+1)...)
 		case x.glob:
 			out = append(out, nameShape{text: x.val, glob: true})
 		default:
@@ -407,7 +426,8 @@ func (a *analysis) redirectName(w arg) string {
 }
 
 // substShapes works out what a command substitution prints, as names.
-func (c *call) substShapes(src string, cs *syntax.CmdSubst, depth int) []nameShape {
+func (n *namer) substShapes(src string, cs *syntax.CmdSubst, depth int) []nameShape {
+	c := n.c
 	if len(cs.Stmts) != 1 {
 		return []nameShape{holeShape}
 	}
@@ -454,7 +474,7 @@ func (c *call) substShapes(src string, cs *syntax.CmdSubst, depth int) []nameSha
 		if rewritten {
 			return []nameShape{holeShape}
 		}
-		return c.printedShapes(name, args, depth)
+		return n.printedShapes(name, args, depth)
 	}
 	if name == "ls" && !hasArgPrefix(args, "-R") && !hasArg(args, "--recursive") {
 		// ls lists its operands and one level of the directories among
@@ -492,12 +512,13 @@ func (c *call) substShapes(src string, cs *syntax.CmdSubst, depth int) []nameSha
 // printedShapes works out what echo, printf, compgen -G, pwd, realpath and
 // readlink print, one shape a word (an unquoted substitution is split into
 // words; a quoted one is judged by each word too, which asks more, not less).
-func (c *call) printedShapes(name string, args []arg, depth int) []nameShape {
+func (n *namer) printedShapes(name string, args []arg, depth int) []nameShape {
+	c := n.c
 	var out []nameShape
 	add := func(x arg) {
 		switch {
 		case x.dyn:
-			out = append(out, c.nameShapes(x.val, depth+1)...)
+			out = append(out, n.nameShapes(x.val, depth+1)...)
 		default:
 			out = append(out, nameShape{text: x.val, glob: x.glob})
 			if name == "echo" && strings.IndexByte(x.val, '\\') >= 0 {
@@ -652,7 +673,7 @@ func (c *call) runTimeName(i int, x arg, rd reading) string {
 		v = val
 	}
 	contents := printsContents(c.name) || c.name == "git" && hasArg(c.args, "--no-index")
-	for _, s := range c.nameShapes(v, 0) {
+	for _, s := range c.shapes(v) {
 		if why := c.shapeSecret(s, rd, contents); why != "" {
 			return why
 		}

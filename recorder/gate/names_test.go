@@ -204,7 +204,7 @@ func TestNamesBuiltAtRunTime(t *testing.T) {
 func FuzzNamesMadeAtRunTime(f *testing.F) {
 	for _, s := range []string{"$(echo .e)nv", "${f}nv", "$(printf .e%snv '')", "`find src -type f`", "$(ls -A)",
 		"$(git status --porcelain -uall | cut -c4-)", "$(compgen -G 'src/sub/.*')", "${a[@]}", "$(printf '\\x2eenv')",
-		"$(printf %s%s%q .e nv x)", "$(echo -e '\\056env')", "$(printf %", "$(", "`", "${x:-.e}nv", "$(echo $(echo $(echo x)))"} {
+		"$(printf %s%s%q .e nv x)", "$(echo -e '\\056env')", "$(printf %", "$(", "`", "${x:-.e}nv", "$(echo $(echo $(echo x)))", "$x$x$x$x", "${x[@]}$x"} {
 		f.Add(s)
 	}
 	tr := namesTree(f)
