@@ -30,11 +30,15 @@ func secretVarSpelling(u string) bool {
 	if !strings.HasSuffix(u, "_URL") && !strings.HasSuffix(u, "_URI") && !strings.HasSuffix(u, "_URLS") {
 		return false
 	}
-	for _, w := range [...]string{"REDIS", "MONGO", "POSTGRES", "PG", "MYSQL", "MARIADB", "DB", "DATABASE", "SQL", "AMQP",
-		"RABBIT", "BROKER", "CACHE", "ELASTIC", "OPENSEARCH", "KAFKA", "NATS", "SMTP", "MAIL", "MEMCACHE", "CLICKHOUSE",
-		"NEO4J", "CASSANDRA", "COUCH", "INFLUX", "CELERY", "QUEUE", "MQ", "LDAP", "FTP", "SFTP", "DSN"} {
-		if strings.Contains(u, w) {
-			return true
+	// By the words of the name (UPGRADE_URL holds no PG): one that starts
+	// or ends with a data store's name (MONGODB_URI, RABBITMQ_URL, MYDB_URL).
+	for part := range strings.SplitSeq(u, "_") {
+		for _, w := range [...]string{"REDIS", "MONGO", "POSTGRES", "PG", "MYSQL", "MARIADB", "DB", "DATABASE", "SQL", "AMQP",
+			"RABBIT", "BROKER", "CACHE", "ELASTIC", "OPENSEARCH", "KAFKA", "NATS", "SMTP", "MAIL", "MEMCACHE", "CLICKHOUSE",
+			"NEO4J", "CASSANDRA", "COUCH", "INFLUX", "CELERY", "QUEUE", "MQ", "LDAP", "FTP", "SFTP", "DSN"} {
+			if strings.HasPrefix(part, w) || strings.HasSuffix(part, w) {
+				return true
+			}
 		}
 	}
 	return false
@@ -70,7 +74,7 @@ func (c *call) programEnv() string {
 		return ""
 	}
 	yq := c.name == "yq" || c.name == "xq" || c.name == "tomlq"
-	for _, x := range c.args {
+	for i, x := range c.args {
 		v := x.val
 		switch {
 		case v == "--":
@@ -83,6 +87,10 @@ func (c *call) programEnv() string {
 			return c.name + " " + v + " loads modules the gate does not read: they may print the environment"
 		case jqModule.MatchString(v):
 			return c.name + " loads a module the gate does not read (import, include): it may print the environment"
+		case yq && v == "-f" && i+1 < len(c.args) && c.args[i+1].val != "extract" && c.args[i+1].val != "process":
+			// mikefarah's yq takes -f for --front-matter; the Python yq
+			// hands it to jq, which reads the program from the file.
+			return c.name + " -f " + c.args[i+1].val + " may run a program from a file, which the gate does not read: it may print the environment"
 		case !yq && len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.IndexByte(v, 'f') > 0:
 			return c.name + " " + v + " runs a program from a file, which the gate does not read: it may print the environment"
 		}

@@ -72,6 +72,8 @@ func TestEnvironmentReadsOutOfSight(t *testing.T) {
 		{"echo $DB_PWD", VerdictAsk},
 		{"echo $GPG_PASSPHRASE", VerdictAsk},
 		{"printenv AMQP_URL", VerdictAsk},
+		{"echo $RABBITMQ_URL $EMAIL_URL", VerdictAsk},
+		{"yq -n -f p.jq", VerdictAsk},
 		{"echo '$GITHUB_TOKEN' | envsubst", VerdictAsk},
 		{`jq -n "$(cat p.jq)"`, VerdictAsk},
 		{"p=env; jq -n $p", VerdictAsk},
@@ -95,6 +97,8 @@ func TestEnvironmentReadsOutOfSight(t *testing.T) {
 		{"echo $HOME $PATH", VerdictAllow},
 		{"echo $API_URL", VerdictAllow},
 		{"echo $BASE_URL", VerdictAllow},
+		{"echo $UPGRADE_URL $FEEDBACK_URL", VerdictAllow},
+		{"yq -f extract README.md", VerdictAllow},
 		{"declare -n r=HOME; echo $r", VerdictAllow},
 		{"declare -n r=GITHUB_TOKEN; echo ${#r}", VerdictAllow},
 		{"declare x=1; echo $x", VerdictAllow},
@@ -224,6 +228,30 @@ func FuzzNamesMadeAtRunTime(f *testing.F) {
 		cmd := "x=" + word + "; cat ${x}$(echo .e)nv"
 		if r := tr.g.Decide(t.Context(), cmd, Input{Sandboxed: true}); r.Verdict == VerdictAllow {
 			t.Fatalf("%q: allowed: %v", cmd, r.Reasons)
+		}
+	})
+}
+
+// FuzzSecretVarSpelling: the spellings of secret variables never panic,
+// PWD and OLDPWD are directories, and what ends in _PWD or holds JWT is a
+// secret unless it names a path (_PATH, _DIR, _FILE).
+func FuzzSecretVarSpelling(f *testing.F) {
+	for _, s := range []string{"MYSQL_PWD", "PWD", "OLDPWD", "REDIS_URL", "UPGRADE_URL", "CI_JOB_JWT", "JWT_FILE", "MONGODB_URI", "_", "_URL", "a_pwd"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		got := secretVar(name)
+		u := strings.ToUpper(name)
+		switch {
+		case u == "PWD" || u == "OLDPWD":
+			if got {
+				t.Fatalf("%q counts as a secret", name)
+			}
+		case strings.HasSuffix(u, "_PATH") || strings.HasSuffix(u, "_DIR") || strings.HasSuffix(u, "_FILE") || strings.Contains(u, "AUTHOR"):
+		case strings.HasSuffix(u, "_PWD") || strings.Contains(u, "JWT"):
+			if !got {
+				t.Fatalf("%q does not count as a secret", name)
+			}
 		}
 	})
 }
