@@ -83,7 +83,7 @@ func (c *call) find() {
 				}
 				inner = append(inner, placeholder(y, "{}", start))
 			}
-			rd := reading{recursive: true, hidden: true}
+			rd := reading{recursive: true, hidden: true, follows: true}
 			if byName && !findINamed(args, i) {
 				rd.filters = []fileFilter{{include: true, pattern: name}}
 			}
@@ -251,7 +251,7 @@ func (c *call) fd() {
 			// Without a placeholder fd adds the path at the end.
 			inner = append(inner, placeholder(arg{val: "{}"}, "{}", start))
 		}
-		c.execReads(append(c.args[i+1:j:j], arg{val: "{}"}), "{", starts, reading{recursive: true,
+		c.execReads(append(c.args[i+1:j:j], arg{val: "{}"}), "{", starts, reading{recursive: true, follows: true,
 			hidden:     ops.has("-H", "--hidden", "-u", "--unrestricted"),
 			gitIgnores: !ops.has("-I", "--no-ignore", "-u", "--unrestricted", "--no-ignore-vcs")})
 		c.wrap(codeNames(c.args[i+1:j], inner, "{"), c.inner())

@@ -525,3 +525,26 @@ func TestRipgrepIgnoreFiles(t *testing.T) {
 	os.WriteFile(tr.ws+"/.gitignore", []byte(".env\n"), 0o600)
 	tr.check(t, tr.g, []fsCase{{"rg TOKEN", VerdictAsk}})
 }
+
+// TestReadsLimitedToCode: a recursive read that only takes source files
+// (grep --include='*.go', rg -g '*.ts') reads no credential file, and the
+// gate need not look; a reader that follows links (find -exec cat) may
+// still reach one through a link named like code.
+func TestReadsLimitedToCode(t *testing.T) {
+	tr := newRealTree(t)
+	os.WriteFile(tr.ws+"/.env", []byte("TOKEN=x\n"), 0o600)
+	os.MkdirAll(tr.ws+"/src/sub", 0o700)
+	os.WriteFile(tr.ws+"/src/sub/private_key.go", []byte("package sub\n"), 0o600)
+	tr.check(t, tr.g, []fsCase{
+		{"grep -rn --include='*.go' TOKEN .", VerdictAllow},
+		{"rg -g '*.go' -g '*.ts' TOKEN", VerdictAllow},
+		{"find . -name '*.go' -exec cat {} +", VerdictAllow},
+		{"grep -rn --include='*.go' --include='.env' TOKEN .", VerdictAsk},
+	})
+	os.Symlink("../../.env", tr.ws+"/src/sub/config.go")
+	tr.check(t, tr.g, []fsCase{
+		{"find . -name '*.go' -exec cat {} +", VerdictAsk},
+		{"grep -Rn --include='*.go' TOKEN .", VerdictAsk},
+		{"grep -rn --include='*.go' TOKEN .", VerdictAllow}, // grep -r does not follow links below
+	})
+}

@@ -53,6 +53,9 @@ func secretName(base string) bool {
 			break
 		}
 	}
+	if codeExt(path.Ext(lower)) {
+		return false // source code, whatever it is called (private_key.go)
+	}
 	switch {
 	case lower == ".env", lower == ".envrc", strings.HasPrefix(lower, ".env.") && !envExample(lower), strings.HasSuffix(lower, ".env"),
 		(strings.HasPrefix(lower, ".env-") || strings.HasPrefix(lower, ".env_")) && !envExample(lower):
@@ -92,6 +95,34 @@ func secretName(base string) bool {
 		}
 	}
 	return false
+}
+
+// codeExt reports the extensions of source code and documents, which no
+// credential file has: a recursive read limited to them reads none.
+func codeExt(ext string) bool {
+	switch ext {
+	case ".go", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".py", ".rb", ".rs", ".java", ".kt", ".c", ".h", ".cc",
+		".cpp", ".hpp", ".cs", ".swift", ".m", ".php", ".scala", ".sh", ".lua", ".md", ".rst", ".html", ".css", ".scss",
+		".vue", ".svelte", ".proto", ".sql", ".tf", ".zig", ".ex", ".exs", ".erl", ".hs", ".ml", ".dart", ".r", ".jl":
+		return true
+	}
+	return false
+}
+
+// onlyCode reports filters that let only source files through (grep
+// --include='*.go', rg -g '*.ts', find -name '*.py'): no credential file
+// can be among what they read.
+func (rd reading) onlyCode() bool {
+	if rd.follows || len(rd.filters) == 0 || !rd.filters[0].include {
+		return false
+	}
+	for _, f := range rd.filters {
+		ext, ok := strings.CutPrefix(f.pattern, "*")
+		if !f.include || !ok || strings.ContainsAny(ext, "*?[\\/") || !codeExt(strings.ToLower(ext)) {
+			return false
+		}
+	}
+	return true
 }
 
 // envExample reports .env files that only show which variables exist.
@@ -231,6 +262,9 @@ const maxSecretWalk = 50000
 // secretBelow looks through the directory p, as rd reads it, for a
 // credential file, and says why reading it reads credentials, or "".
 func (a *analysis) secretBelow(p string, rd reading) string {
+	if rd.onlyCode() {
+		return "" // nothing it reads can be a credential file: no need to look
+	}
 	top, o := p, gitignore.WalkOptions{NoIgnore: true, NoHidden: !rd.hidden, Links: true, Max: maxSecretWalk, GitConfig: rd.hidden}
 	if rd.gitIgnores {
 		// ripgrep in a repository: git's ignore files, its own .ignore
@@ -400,6 +434,9 @@ type reading struct {
 	// shallow: only the files at the top of a directory are read (diff of
 	// two directories without -r).
 	shallow bool
+	// follows: links below are read through (find -exec cat, grep -R),
+	// so a link named like code may still lead to a credential file.
+	follows bool
 }
 
 // fileFilter is one --include (include set) or --exclude base-name pattern.
@@ -460,7 +497,8 @@ func readingOf(name string, args []arg) reading {
 	switch name {
 	case "grep", "egrep", "fgrep", "zgrep":
 		ops := scan(args, grepSpec)
-		rd = reading{recursive: ops.has("-r", "-R", "--recursive", "--dereference-recursive"), hidden: true}
+		rd = reading{recursive: ops.has("-r", "-R", "--recursive", "--dereference-recursive"), hidden: true,
+			follows: ops.has("-R", "--dereference-recursive")}
 		for _, o := range ops.opts {
 			switch {
 			case (o.name == "-d" || isLong(o.name, "directories")) && o.val.val == "recurse":
