@@ -288,6 +288,19 @@ func TestHookHoldsAgainstTheAttacks(t *testing.T) {
 			"git config --get remote.origin.url", "git config remote.origin.url", "git ls-remote --get-url")
 		gitIn(t, a.dir, "remote", "set-url", "origin", "https://github.com/o/r.git")
 		a.allowed("cat .git/config", "git remote -v", "git remote get-url origin", "git config --get remote.origin.url")
+		// A tracked credential file filled in locally: its changes are
+		// printed by git diff, and staged by git add -u, commit -a, stash.
+		a.write("deploy/prod.env", "TOKEN=template\n", 0o600)
+		gitIn(t, a.dir, "add", "deploy/prod.env")
+		gitIn(t, a.dir, "commit", "-qm", "template")
+		a.write("deploy/prod.env", "TOKEN=filled-in-locally\n", 0o600)
+		a.write("src/a.go", "package a // changed\n", 0o644)
+		a.refused("git diff", "git diff HEAD", "git diff deploy", "git add -u && git diff --cached", "git add -A",
+			"git commit -qam x && git show", "git stash && git stash show -p", "git status -vv")
+		a.allowed("git status", "git diff src", "git log -p", "git add src && git diff --cached", "git commit -qm 'src' src/a.go")
+		if out := gitIn(t, a.dir, "log", "-p"); strings.Contains(out, "filled-in-locally") {
+			t.Errorf("the filled-in secret reached the history:\n%s", out)
+		}
 	})
 }
 

@@ -259,6 +259,14 @@ func (c *call) gitSub(dir, sub string, rest []arg) {
 		if c.gitTouchesGuarded(sub, rest) {
 			return
 		}
+		if sub == "checkout" || sub == "restore" {
+			for _, x := range rest {
+				if x.val == "-p" || isLong(x.val, "patch") {
+					c.gitDiffWorktree(dir, "git "+sub+" -p", rest, 1) // it prints each hunk it asks about
+					break
+				}
+			}
+		}
 	case "stash":
 		for _, x := range rest {
 			if x.val == "-a" || isLong(x.val, "all") {
@@ -270,6 +278,9 @@ func (c *call) gitSub(dir, sub string, rest []arg) {
 			return
 		}
 		c.gitStashUntracked(dir, rest)
+		if !c.e.secret {
+			c.gitStashTracked(dir, rest)
+		}
 	case "add":
 		c.gitAdd(dir, rest)
 	case "update-index", "hash-object":
@@ -294,7 +305,19 @@ func (c *call) gitSub(dir, sub string, rest []arg) {
 		c.risky("interpreter: git difftool runs an external diff program")
 		return
 	case "diff":
-		c.gitDiffFiles(dir, sub, rest)
+		if !c.gitDiffFiles(dir, sub, rest) {
+			c.gitDiffWorktree(dir, "git diff", rest, 1)
+		}
+	case "diff-files":
+		c.gitDiffWorktree(dir, "git diff-files", rest, 0)
+	case "diff-index":
+		c.gitDiffWorktree(dir, "git diff-index", rest, 1)
+	case "status":
+		if verbosity(rest) >= 2 {
+			c.gitDiffWorktree(dir, "git status -vv", rest, 0)
+		}
+	case "commit":
+		c.gitCommit(dir, rest)
 	case "grep":
 		for _, x := range rest {
 			if strings.HasPrefix(x.val, "-O") || isLong(strings.SplitN(x.val, "=", 2)[0], "open-files-in-pager") {
@@ -790,7 +813,7 @@ func (c *call) fromBase(x arg) arg {
 // and, as git decides by itself, when it runs outside any repository or is
 // given exactly two paths of which one lies outside the work tree (git
 // diff src /tmp/empty). Then it prints both sides whole, read recursively.
-func (c *call) gitDiffFiles(dir, sub string, rest []arg) {
+func (c *call) gitDiffFiles(dir, sub string, rest []arg) (files bool) {
 	explicit, i := false, 0
 	for ; i < len(rest); i++ { // as git's own loop, up to the first operand
 		v := rest[i].val
@@ -806,23 +829,41 @@ func (c *call) gitDiffFiles(dir, sub string, rest []arg) {
 		}
 	}
 	if explicit {
-		return // secretReads reads every operand recursively
+		return true // secretReads reads every operand recursively
 	}
 	if len(rest) != i+2 {
-		return // with more or fewer words, git diff compares files only with --no-index
+		return false // with more or fewer words, git diff compares files only with --no-index
 	}
 	ops := rest[i:]
 	if dir != "" {
 		if top, _, _ := c.a.repoAround(dir); top != "" && c.inTree(top, dir, ops[0]) && c.inTree(top, dir, ops[1]) {
-			return
+			return false
 		}
 	}
 	for _, x := range ops {
 		if why := c.a.secretIn(c.fromBase(x), reading{recursive: true, hidden: true}); why != "" {
 			c.secretRead("git " + sub + " " + ops[0].val + " " + ops[1].val + " compares them as files (a path outside the work tree, or no repository, makes it --no-index): " + why)
-			return
+			break
 		}
 	}
+	return true
+}
+
+// verbosity counts git's -v (--verbose) options: git status -vv prints
+// the work tree's changes.
+func verbosity(rest []arg) int {
+	n := 0
+	for _, x := range rest {
+		switch v := x.val; {
+		case v == "--":
+			return n
+		case isLong(v, "verbose"):
+			n++
+		case strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--"):
+			n += strings.Count(v, "v")
+		}
+	}
+	return n
 }
 
 // inTree reports whether git, run in dir, takes the path word x as lying

@@ -274,3 +274,87 @@ func FuzzConfigCredential(f *testing.F) {
 		inlineSecret(string(data))
 	})
 }
+
+// trackedRepo is a repository that tracks a credential file (a .env
+// template, a test key) committed without a secret; with filled, the
+// person has since filled the template in (the working copy differs from
+// the index), and changed a source file too. Every file is older than the
+// index, so git takes the index's stat data as they are (no racy entry).
+func trackedRepo(filled bool) func(t *testing.T) *stagingRepo {
+	return func(t *testing.T) *stagingRepo {
+		r := newStagingRepo(t, map[string]string{"ws/.env": "TOKEN=template\n", "ws/src/a.go": "package a\n",
+			"ws/docs/guide.md": "guide\n"})
+		past := time.Now().Add(-time.Hour)
+		age := func() {
+			for _, f := range []string{".env", "src/a.go", "docs/guide.md"} {
+				os.Chtimes(filepath.Join(r.ws, f), past, past)
+			}
+		}
+		age()
+		r.git(t, "add", "-A")
+		r.git(t, "commit", "-qm", "template")
+		if filled {
+			os.WriteFile(filepath.Join(r.ws, ".env"), []byte("TOKEN="+secretMark+"\n"), 0o644)
+			os.WriteFile(filepath.Join(r.ws, "src/a.go"), []byte("package a // changed\n"), 0o644)
+			age()
+		}
+		r.git(t, "status", "--porcelain") // refreshes the index, as git status does: it is newer than every file
+		return r
+	}
+}
+
+// TestChangedTrackedSecret: a tracked credential file whose working copy
+// differs from the index (a committed .env template, filled in locally)
+// was printed by git diff, and staged by git add -u/-A, git commit -a and
+// git stash, after which git diff --cached, git show and git stash show
+// -p printed it. The gate tells a changed file as git does, from the
+// index's stat data, and asks; what is committed already stays allowed.
+func TestChangedTrackedSecret(t *testing.T) {
+	holds(t, nil, trackedRepo(true), []leakCase{
+		{"git diff", true},
+		{"git diff HEAD", true},
+		{"git diff .", true},
+		{"git diff -- '*.env'", true},
+		{"git diff-files -p", true},
+		{"git diff-index -p HEAD", true},
+		{"git status -vv", true},
+		{"yes n | git add -p", true},
+		{"git add -u && git diff --cached", true},
+		{"git add -A && git diff --cached", true},
+		{"git add . && git diff --cached", true},
+		{"git commit -qam x && git show", true},
+		{"git commit -q -a -m x && git log -p -1", true},
+		{"git commit -qm x . && git show", true},
+		{"git commit -qm x -i . && git show", true},
+		{"git stash -q && git stash show -p", true},
+		{"git stash push -q && git stash show -p", true},
+		{"git stash push -q -- . && git stash show -p", true},
+		{"git stash save -q wip && git stash show -p", true},
+		{"git show $(git stash create)", true},
+		// Everyday neighbours: the changes elsewhere, and history.
+		{"git diff src", false},
+		{"git diff --cached", false},
+		{"git add src && git diff --cached", false},
+		{"git commit -qm x src/a.go && git show", false},
+		{"git stash push -q -- src && git stash show -p", false},
+		{"git log -p", false},
+		{"git show HEAD:.gitignore 2>/dev/null; git status", false},
+	})
+	// Touched only: git looks at the contents, finds them unchanged and
+	// prints nothing; the gate does the same.
+	touched := func(t *testing.T) *stagingRepo {
+		r := trackedRepo(false)(t)
+		now := time.Now()
+		os.Chtimes(filepath.Join(r.ws, ".env"), now, now)
+		return r
+	}
+	holds(t, nil, touched, []leakCase{{"git diff", false}, {"git add -u && git diff --cached", false}, {"git commit -qam x; git show", false}})
+	holds(t, nil, trackedRepo(false), []leakCase{
+		{"git diff", false},
+		{"git diff HEAD", false},
+		{"git add -u && git diff --cached", false},
+		{"git add -A && git status", false},
+		{"git stash; git stash list", false},
+		{"git log -p", false},
+	})
+}

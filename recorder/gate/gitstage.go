@@ -2,6 +2,8 @@ package gate
 
 import (
 	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
 	"errors"
 	"os"
 	"path"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/cuff-dev/cuff/recorder/gate/internal/gitignore"
 	"github.com/cuff-dev/cuff/recorder/gate/internal/gitindex"
+	"golang.org/x/sys/unix"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -38,12 +41,16 @@ type staging struct {
 	specs []arg
 	whole bool
 	force bool
+	// trackedOnly: only what the index tracks is staged (git add -u,
+	// git commit -a, git stash) or printed (git diff, git add -p).
+	trackedOnly bool
+	printsOnly  bool // it prints the changes, stages nothing
 }
 
 // gitAdd judges git add by what it stages.
 func (c *call) gitAdd(dir string, rest []arg) {
 	s := staging{what: "git add", dir: dir}
-	all, opts := false, true
+	all, tracked, opts := false, false, true
 	for i := 0; i < len(rest); i++ {
 		x := rest[i]
 		v := x.val
@@ -57,9 +64,12 @@ func (c *call) gitAdd(dir string, rest []arg) {
 		}
 		name, _, hasEq := strings.Cut(v, "=")
 		switch {
-		case isLong(name, "dry-run") || isLong(name, "update") || isLong(name, "patch") ||
-			isLong(name, "interactive") || isLong(name, "edit") || isLong(name, "refresh") || isLong(name, "renormalize"):
-			return // names only, or files the repository already tracks
+		case isLong(name, "dry-run") || isLong(name, "refresh"):
+			return // names only, or the index's stat data
+		case isLong(name, "update") || isLong(name, "patch") || isLong(name, "edit") || isLong(name, "renormalize"):
+			tracked = true // the changes of what the index tracks: staged, or printed hunk by hunk
+		case isLong(name, "interactive"):
+			all = true // its menu adds untracked files too
 		case isLong(name, "all") || isLong(name, "no-ignore-removal"):
 			all = true
 		case isLong(name, "no-all") || isLong(name, "ignore-removal"):
@@ -79,9 +89,11 @@ func (c *call) gitAdd(dir string, rest []arg) {
 		default:
 			for _, f := range v[1:] {
 				switch f {
-				case 'n', 'u', 'p', 'i', 'e':
+				case 'n':
 					return
-				case 'A':
+				case 'u', 'p', 'e':
+					tracked = true
+				case 'i', 'A':
 					all = true
 				case 'f':
 					s.force = true
@@ -89,11 +101,157 @@ func (c *call) gitAdd(dir string, rest []arg) {
 			}
 		}
 	}
-	if all && len(s.specs) == 0 {
+	if (all || tracked) && len(s.specs) == 0 {
 		s.whole = true
 	}
+	s.trackedOnly = tracked && !all
 	c.stages(s)
 }
+
+// gitCommit judges git commit by what it stages from the work tree: with
+// -a every change of what the index tracks, with paths (--only, --include)
+// their changes, with -p the hunks it prints.
+func (c *call) gitCommit(dir string, rest []arg) {
+	s := staging{what: "git commit", dir: dir, trackedOnly: true}
+	opts, stages := true, false
+	for i := 0; i < len(rest); i++ {
+		x := rest[i]
+		v := x.val
+		switch {
+		case !opts || !strings.HasPrefix(v, "-") || v == "-":
+			s.specs = append(s.specs, x)
+			continue
+		case v == "--":
+			opts = false
+			continue
+		}
+		name, _, hasEq := strings.Cut(v, "=")
+		switch {
+		case isLong(name, "all") || isLong(name, "patch"):
+			stages = true
+		case isLong(name, "interactive"):
+			stages, s.trackedOnly = true, false // its menu adds untracked files too
+		case isLong(name, "pathspec-from-file"):
+			stages, s.whole, s.trackedOnly = true, true, false // a list the gate does not read
+			if !hasEq {
+				i++
+			}
+		case strings.HasPrefix(v, "--"):
+			if !hasEq && slices.ContainsFunc(commitValued[:], func(long string) bool { return isLong(name, long) }) {
+				i++ // its value
+			}
+		default:
+		bundle:
+			for j, f := range v[1:] {
+				switch f {
+				case 'a', 'p':
+					stages = true
+				case 'm', 'F', 'c', 'C', 't':
+					if j == len(v)-2 {
+						i++ // the value is the next word
+					}
+					break bundle // the rest of the word is the value
+				case 'u', 'S':
+					break bundle // an optional value, attached
+				}
+			}
+		}
+	}
+	if !stages && len(s.specs) == 0 {
+		return // it commits what is staged already
+	}
+	s.whole = s.whole || len(s.specs) == 0
+	c.stages(s)
+}
+
+// commitValued are git commit's long options that take a value, which
+// may be the next word.
+var commitValued = [...]string{"message", "file", "reuse-message", "reedit-message", "fixup", "squash", "author",
+	"date", "template", "cleanup", "trailer"}
+
+// gitStashTracked judges git stash push (and save, create, a bare git
+// stash) by the changes of tracked files it copies into the stash, where
+// git stash show -p prints them; --staged takes only the index's.
+func (c *call) gitStashTracked(dir string, rest []arg) {
+	if len(rest) > 0 && !rest[0].mayOpt() {
+		switch rest[0].val {
+		case "push", "save", "create":
+		default:
+			return // list, show, pop, apply, drop, branch, store, clear
+		}
+	}
+	for _, x := range rest {
+		if x.val == "--" {
+			break
+		}
+		if x.val == "-S" || isLong(x.val, "staged") {
+			return
+		}
+	}
+	s := staging{what: "git stash", dir: dir, trackedOnly: true}
+	for _, x := range stashPathspecs(rest) {
+		if !strings.HasPrefix(x.val, "-") {
+			s.specs = append(s.specs, x)
+		}
+	}
+	s.whole = len(s.specs) == 0
+	c.stages(s)
+}
+
+// gitDiffWorktree judges a git command that prints the differences
+// between the work tree and the index or one commit (git diff, diff-files,
+// diff-index, status -vv, checkout -p) by the changes of the tracked files
+// under its pathspecs. Comparing commits (more revisions than revs, or
+// A..B) or the index with a commit (--cached) prints what is committed or
+// staged already.
+func (c *call) gitDiffWorktree(dir, what string, rest []arg, revs int) {
+	s := staging{what: what, dir: dir, trackedOnly: true, printsOnly: true}
+	dashdash := false
+	for i := 0; i < len(rest); i++ {
+		x := rest[i]
+		v := x.val
+		switch {
+		case dashdash:
+			s.specs = append(s.specs, x)
+			continue
+		case v == "--":
+			dashdash = true
+			continue
+		case strings.HasPrefix(v, "-") && v != "-":
+			name, _, hasEq := strings.Cut(v, "=")
+			switch {
+			case isLong(name, "cached") || isLong(name, "staged") || v == "--no-index":
+				return
+			case v == "-S" || v == "-G" || v == "-O" || v == "-I" || v == "-U" || v == "-l":
+				i++ // its value
+			case strings.HasPrefix(v, "--") && !hasEq && slices.ContainsFunc(diffValued[:], func(long string) bool { return isLong(name, long) }):
+				i++
+			}
+			continue
+		}
+		switch {
+		case !x.static() || strings.HasPrefix(v, ":") || strings.ContainsAny(v, "*?["):
+			s.specs = append(s.specs, x) // a pathspec (git takes a pattern as one), or possibly one
+		case dir != "" && c.a.lstat(absIn(dir, v)).exists:
+			s.specs = append(s.specs, x)
+		case strings.Contains(v, ".."):
+			revs -= 2 // A..B, A...B: commits only
+		default:
+			revs--
+		}
+	}
+	if revs < 0 {
+		return
+	}
+	s.whole = len(s.specs) == 0
+	c.stages(s)
+}
+
+// diffValued are git diff's long options that take a value, which may be
+// the next word.
+var diffValued = [...]string{"output", "src-prefix", "dst-prefix", "line-prefix", "anchored", "diff-algorithm",
+	"word-diff-regex", "color-moved-ws", "ignore-matching-lines", "find-object", "skip-to", "rotate-to",
+	"inter-hunk-context", "diff-filter", "pathspec-from-file", "source"}
 
 // gitStashUntracked judges git stash push --include-untracked (-u), which
 // copies untracked files into the stash, where git stash show -p -u
@@ -197,7 +355,18 @@ func (c *call) stages(s staging) {
 			// A file is named by itself: secretReads judges its name.
 		}
 	}
-	if len(roots) == 0 {
+	if len(roots) == 0 && !s.trackedOnly {
+		return
+	}
+	if found, known := c.changedTracked(top, gitDir, common, s); found != "" || !known {
+		if found == "" {
+			c.secretRead(s.what + " takes the changes of the files git tracks, and the gate cannot read the index to tell whether a credential file is among them")
+			return
+		}
+		c.secretRead(s.what + " " + s.verbTracked() + " " + found + ", a credential file the repository tracks whose working copy differs from the index (a template filled in, a key replaced)" + s.afterTracked())
+		return
+	}
+	if s.trackedOnly || len(roots) == 0 {
 		return
 	}
 	unsure := !s.force && c.a.ignoresMayChange(c.cx.stmt)
@@ -247,23 +416,145 @@ func (c *call) stages(s staging) {
 // readIndex returns the paths the repository's index tracks; ok is false
 // when it cannot be read (a repository without an index tracks nothing).
 func readIndex(gitDir, common string) (paths []string, ok bool) {
+	idx, ok := readIndexFile(gitDir, common)
+	if !ok || len(idx.entries) == 0 {
+		return nil, ok
+	}
+	paths = make([]string, len(idx.entries))
+	for i, e := range idx.entries {
+		paths[i] = e.Path
+	}
+	return paths, true
+}
+
+// gitIndexFile is a repository's index as the gate reads it: its entries,
+// and the second it was written (git's racy-entry rule needs it).
+type gitIndexFile struct {
+	entries  []gitindex.Entry
+	mtime    int64
+	hashSize int // gitindex.SHA1 or SHA256
+}
+
+// readIndexFile reads the repository's index; ok is false when it cannot
+// be read (a repository without an index tracks nothing).
+func readIndexFile(gitDir, common string) (idx gitIndexFile, ok bool) {
 	fi, err := os.Stat(gitDir + "/index")
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil, true
+		return idx, true
 	case err != nil || !fi.Mode().IsRegular() || fi.Size() > maxIndexFile:
-		return nil, false
+		return idx, false
 	}
 	data, err := readFile(gitDir + "/index")
 	if err != nil {
-		return nil, false
+		return idx, false
 	}
 	size := gitindex.SHA1
 	if cfg, err := readFile(common + "/config"); err == nil && containsFoldASCII(cfg, "sha256") {
 		size = gitindex.SHA256
 	}
-	paths, err = gitindex.Paths(data, size)
-	return paths, err == nil
+	idx.entries, err = gitindex.Entries(data, size)
+	idx.hashSize = size
+	idx.mtime = fi.ModTime().Unix()
+	return idx, err == nil
+}
+
+// changedTracked says which credential file the index tracks under what
+// s names has a working copy that may differ from the index, or "";
+// known is false when the index cannot be read.
+func (c *call) changedTracked(top, gitDir, common string, s staging) (found string, known bool) {
+	var roots []string // relative to top; "" for the whole tree
+	if s.whole {
+		roots = append(roots, "")
+	}
+	for _, x := range s.specs {
+		if s.whole {
+			break
+		}
+		p := x.val
+		if x.dyn || strings.HasPrefix(p, ":") {
+			roots = append(roots, "") // only known at run time, or magic that may widen to the tree
+			continue
+		}
+		if i := strings.IndexAny(p, "*?[\\"); i >= 0 {
+			p = p[:strings.LastIndexByte(p[:i], '/')+1] // the pattern's fixed directories
+		}
+		if !path.IsAbs(p) {
+			p = s.dir + "/" + p
+		}
+		switch p = path.Clean(p); {
+		case p == top:
+			roots = append(roots, "")
+		case below(p, top):
+			roots = append(roots, p[len(top)+1:])
+		}
+	}
+	if len(roots) == 0 {
+		return "", true
+	}
+	idx, ok := readIndexFile(gitDir, common)
+	if !ok {
+		return "", false
+	}
+	for _, e := range idx.entries {
+		if underAny(e.Path, roots) && c.a.g.secretPath(top+"/"+e.Path) != "" && idx.changed(e, top+"/"+e.Path) {
+			return e.Path, true
+		}
+	}
+	return "", true
+}
+
+// underAny reports whether the path rel is one of roots or lies below
+// one ("" is the whole tree).
+func underAny(rel string, roots []string) bool {
+	for _, r := range roots {
+		if r == "" || rel == r || below(rel, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// changed reports whether the file p, which the index entry e tracks,
+// differs from what the index holds, as git decides it: when the file's
+// size, modification or change time or inode differ from the entry's (the
+// nanoseconds when the index keeps them), or the entry is racy (the file
+// was modified no earlier than the second the index was written), git
+// looks at the contents, and so does the gate: it hashes them as git
+// names a blob and compares that with the entry's object name. A file it
+// cannot hash as git would (a link, a clean filter at work) counts as
+// changed. The assume-unchanged and skip-worktree flags are not trusted:
+// an earlier command of the line may clear them. A file that is gone is
+// not changed: git diff then prints what is committed.
+func (idx gitIndexFile) changed(e gitindex.Entry, p string) bool {
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		return false
+	}
+	mtime, ctime := st.Mtim, st.Ctim
+	switch {
+	case uint32(st.Size) != e.Size, uint32(mtime.Sec) != e.MtimeSec, uint32(ctime.Sec) != e.CtimeSec, uint32(st.Ino) != e.Ino,
+		e.MtimeNsec != 0 && uint32(mtime.Nsec) != e.MtimeNsec, e.CtimeNsec != 0 && uint32(ctime.Nsec) != e.CtimeNsec,
+		int64(e.MtimeSec) >= idx.mtime&0xffffffff:
+		return st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxIndexFile || !bytes.Equal(blobID(p, idx.hashSize), e.ID)
+	}
+	return false
+}
+
+// blobID is git's object name of the contents of the file p as a blob,
+// nil when it cannot be read.
+func blobID(p string, hashSize int) []byte {
+	data, err := readFile(p)
+	if err != nil {
+		return nil
+	}
+	h := sha1.New()
+	if hashSize == gitindex.SHA256 {
+		h = sha256.New()
+	}
+	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
+	h.Write(data)
+	return h.Sum(nil)
 }
 
 // trackedSecret says why the files git's index tracks below dir hold a
@@ -474,6 +765,22 @@ func changesNoFile(s *site) bool {
 	return false
 }
 
+// verbTracked and afterTracked word what s does with the changes of a
+// tracked file.
+func (s staging) verbTracked() string {
+	if s.printsOnly {
+		return "prints the changes of"
+	}
+	return "stages the changes of"
+}
+
+func (s staging) afterTracked() string {
+	if s.printsOnly {
+		return ""
+	}
+	return ", which git diff --cached, git show or git stash show -p then print"
+}
+
 // verb and after word what s does with a file it takes.
 func (s staging) verb() string {
 	if strings.HasPrefix(s.what, "git grep") {
@@ -487,4 +794,12 @@ func (s staging) after() string {
 		return ", and prints the lines that match"
 	}
 	return ", which git diff --cached, git show or git stash show -p then print"
+}
+
+// absIn is the path word v as a path from the directory dir.
+func absIn(dir, v string) string {
+	if path.IsAbs(v) {
+		return v
+	}
+	return dir + "/" + v
 }

@@ -1,6 +1,7 @@
 // Package gitindex reads the paths a git index file tracks (versions 2, 3
-// and 4), for the gate to tell a tracked file from an untracked one
-// without running git.
+// and 4), with the stat data git keeps for each, for the gate to tell a
+// tracked file from an untracked one, and a changed one from one that is
+// not, without running git.
 package gitindex
 
 import (
@@ -15,11 +16,39 @@ const (
 	SHA256 = 32
 )
 
+// Entry is one path the index tracks, with the stat data git compares
+// with the file's to tell whether the work tree's copy changed (each
+// truncated to 32 bits, as git stores it).
+type Entry struct {
+	Path                string
+	CtimeSec, CtimeNsec uint32
+	MtimeSec, MtimeNsec uint32
+	Ino, Size           uint32
+	ID                  []byte // the object name of the contents the index holds (a part of the data read)
+	AssumeValid         bool   // git takes the file as unchanged
+	SkipWorktree        bool   // likewise (sparse checkout)
+	IntentToAdd         bool   // git add -N: a placeholder for the file
+}
+
 // Paths returns every path the index data lists, in index order, for a
 // repository whose object names are hashSize bytes long. Entries of a
 // split index's shared part and a sparse index's collapsed directories
 // are not expanded: the caller takes what is missing as untracked.
 func Paths(data []byte, hashSize int) ([]string, error) {
+	entries, err := Entries(data, hashSize)
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, len(entries))
+	for i, e := range entries {
+		paths[i] = e.Path
+	}
+	return paths, nil
+}
+
+// Entries returns every entry the index data lists, as Paths does, with
+// its stat data.
+func Entries(data []byte, hashSize int) ([]Entry, error) {
 	if len(data) < 12 || string(data[:4]) != "DIRC" {
 		return nil, errors.New("not a git index: no DIRC signature")
 	}
@@ -31,19 +60,28 @@ func Paths(data []byte, hashSize int) ([]string, error) {
 	if uint64(count) > uint64(len(data))/8 {
 		return nil, fmt.Errorf("git index claims %d entries in %d bytes", count, len(data))
 	}
-	paths := make([]string, 0, count)
+	entries := make([]Entry, 0, count)
 	off, prev := 12, ""
 	fixed := 40 + hashSize + 2
 	for n := uint32(0); n < count; n++ {
 		if off+fixed > len(data) {
 			return nil, fmt.Errorf("git index entry %d: cut short at byte %d", n, off)
 		}
+		u32 := func(at int) uint32 { return binary.BigEndian.Uint32(data[off+at:]) }
+		e := Entry{CtimeSec: u32(0), CtimeNsec: u32(4), MtimeSec: u32(8), MtimeNsec: u32(12), Ino: u32(20), Size: u32(36),
+			ID: data[off+40 : off+40+hashSize : off+40+hashSize]}
 		flags := binary.BigEndian.Uint16(data[off+fixed-2:])
+		e.AssumeValid = flags&0x8000 != 0
 		head := fixed
 		if flags&0x4000 != 0 {
 			if version < 3 {
 				return nil, fmt.Errorf("git index entry %d: extended flags in a version 2 index", n)
 			}
+			if off+head+2 > len(data) {
+				return nil, fmt.Errorf("git index entry %d: cut short at byte %d", n, off)
+			}
+			ext := binary.BigEndian.Uint16(data[off+head:])
+			e.SkipWorktree, e.IntentToAdd = ext&0x4000 != 0, ext&0x2000 != 0
 			head += 2
 		}
 		start := off + head
@@ -74,10 +112,11 @@ func Paths(data []byte, hashSize int) ([]string, error) {
 				return nil, fmt.Errorf("git index entry %d: padding runs past the end", n)
 			}
 		}
-		paths = append(paths, name)
+		e.Path = name
+		entries = append(entries, e)
 		prev = name
 	}
-	return paths, nil
+	return entries, nil
 }
 
 func indexByte(b []byte, from int) int {
