@@ -318,6 +318,8 @@ func TestChangedTrackedSecret(t *testing.T) {
 		{"git diff-files -p", true},
 		{"git diff-index -p HEAD", true},
 		{"git status -vv", true},
+		{"git commit --dry-run -vv", true},
+		{"git commit --dry-run -v -v src", true},
 		{"yes n | git add -p", true},
 		{"git add -u && git diff --cached", true},
 		{"git add -A && git diff --cached", true},
@@ -338,6 +340,7 @@ func TestChangedTrackedSecret(t *testing.T) {
 		{"git commit -qm x src/a.go && git show", false},
 		{"git stash push -q -- src && git stash show -p", false},
 		{"git log -p", false},
+		{"git commit --dry-run -v", false},
 		{"git show HEAD:.gitignore 2>/dev/null; git status", false},
 	})
 	// Touched only: git looks at the contents, finds them unchanged and

@@ -110,8 +110,15 @@ func (c *call) gitAdd(dir string, rest []arg) {
 
 // gitCommit judges git commit by what it stages from the work tree: with
 // -a every change of what the index tracks, with paths (--only, --include)
-// their changes, with -p the hunks it prints.
+// their changes, with -p the hunks it prints; with -vv (and --dry-run) it
+// prints the work tree's changes too.
 func (c *call) gitCommit(dir string, rest []arg) {
+	if verbosity(rest) >= 2 {
+		c.gitDiffWorktree(dir, "git commit -vv", nil, 0) // --dry-run -vv prints the work tree's changes
+		if c.e.secret {
+			return
+		}
+	}
 	s := staging{what: "git commit", dir: dir, trackedOnly: true}
 	opts, stages := true, false
 	for i := 0; i < len(rest); i++ {
