@@ -19,7 +19,7 @@ func FuzzClassify(f *testing.F) {
 		"select x in a; do b; done", "time -p x", "! x", "x &", "x |& y", "exec {fd}<>/dev/tcp/h/1",
 		"yq -n env.X", "jq -nf p.jq", `jq -L. 'import "x" as x; x::f'`, "declare -n r=GITHUB_TOKEN; echo $r", "local -n r; r=X; echo ${r}",
 		"declare -n", "echo $MYSQL_PWD $REDIS_URL", "cat `find src -type f`", "x=$(ls -A); cat $x", "for f in $(git status -s | cut -c4-); do cat $f; done",
-		"a=(.*); cat ${a[@]}", "f=.e; cat ${f}nv", `cat "$(printf .e%snv "")"`, "cat $(compgen -G '.*')", "envsubst '${A}$B' < t", "bundle config get", "cat < $(echo .e)nv", `p=env; jq -n "$p"`, "yq e --arg a $(x) -- $(y)", "ls .env; cat $_"} {
+		"a=(.*); cat ${a[@]}", "f=.e; cat ${f}nv", `cat "$(printf .e%snv "")"`, "cat $(compgen -G '.*')", "envsubst '${A}$B' < t", "bundle config get", "cat < $(echo .e)nv", `p=env; jq -n "$p"`, "yq e --arg a $(x) -- $(y)", "ls .env; cat $_", `x=.e; cat "$x"'nv' "$x"nv $x\nv "$1"0 "$@"x`} {
 		f.Add(c)
 	}
 	g := corpusTree(f, Options{})

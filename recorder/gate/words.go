@@ -142,10 +142,33 @@ func resolveWord(src string, w *syntax.Word) arg {
 			a.dyn, a.dynAt = true, len(b)
 		}
 	}
+	// A short expansion ($x) that quoted or escaped text continues with a
+	// name's character ("$x"nv, $x\nv) is written ${x}, so that the text
+	// reads as the shell read it, not as $xnv.
+	shortAt, shortEnd := -1, -1
+	brace := func(next byte) {
+		if shortEnd == len(b) && shortAt >= 0 && nameByte(next) {
+			name := string(b[shortAt+1 : shortEnd])
+			b = append(append(append(b[:shortAt], "${"...), name...), '}')
+		}
+		shortAt = -1
+	}
+	expansion := func(q syntax.WordPart) {
+		text := wordText(src, q)
+		if pe, ok := q.(*syntax.ParamExp); ok && pe.Short && pe.Param != nil && validName(pe.Param.Value) {
+			shortAt, shortEnd = len(b), len(b)+len(text)
+		}
+		b = append(b, text...)
+	}
 	for _, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
 			v := p.Value
+			if len(v) > 1 && v[0] == '\\' {
+				brace(v[1])
+			} else if v != "" {
+				brace(v[0])
+			}
 			for i := 0; i < len(v); i++ {
 				c := v[i]
 				switch {
@@ -164,25 +187,32 @@ func resolveWord(src string, w *syntax.Word) arg {
 				}
 			}
 		case *syntax.SglQuoted:
+			t := p.Value
 			if p.Dollar {
-				b = append(b, ansiC(p.Value)...)
-			} else {
-				b = append(b, p.Value...)
+				t = ansiC(t)
 			}
+			if t != "" {
+				brace(t[0])
+			}
+			b = append(b, t...)
 			if p.Value != "" {
 				seen = true
 			}
 		case *syntax.DblQuoted:
 			for _, q := range p.Parts {
 				if l, ok := q.(*syntax.Lit); ok {
-					b = append(b, dqUnescape(l.Value)...)
+					t := dqUnescape(l.Value)
+					if t != "" {
+						brace(t[0])
+					}
+					b = append(b, t...)
 					if l.Value != "" {
 						seen = true
 					}
 					continue
 				}
 				mark(true)
-				b = append(b, wordText(src, q)...)
+				expansion(q)
 				seen = true
 			}
 		case *syntax.ProcSubst:
@@ -197,12 +227,17 @@ func resolveWord(src string, w *syntax.Word) arg {
 		default: // parameter, command and arithmetic expansions
 			mark(true)
 			a.split = true
-			b = append(b, wordText(src, p)...)
+			expansion(p)
 			seen = true
 		}
 	}
 	a.val = string(b)
 	return a
+}
+
+// nameByte reports the bytes that continue a shell variable's name.
+func nameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // dqUnescape removes the backslashes that double quotes give meaning to.
