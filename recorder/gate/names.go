@@ -681,7 +681,7 @@ func (c *call) runTimeName(i int, x arg, rd reading) string {
 		v = val
 	}
 	contents := printsContents(c.name) || c.name == "git" && hasArg(c.args, "--no-index")
-	for _, s := range c.shapes(v) {
+	for _, s := range c.a.splitShapes(c.shapes(v)) {
 		if why := c.shapeSecret(s, rd, contents); why != "" {
 			return why
 		}
@@ -1063,4 +1063,33 @@ func shellSet(name string) bool {
 		return true
 	}
 	return false
+}
+
+// splitShapes adds the fields that word splitting may cut each shape into:
+// an unquoted expansion is split at blanks (x=".env README.md"; cat $x
+// reads .env), and at the characters of IFS when the line sets it (to
+// anything, when only known at run time).
+func (a *analysis) splitShapes(shapes []nameShape) []nameShape {
+	seps := " \t\n"
+	if vals, set := a.valuesOf("IFS"); set {
+		for _, v := range vals {
+			if v.dyn {
+				return append(shapes, holeShape)
+			}
+			seps += v.val
+		}
+	}
+	out := shapes
+	for _, s := range shapes {
+		if s.list != nil || !strings.ContainsAny(s.text, seps) {
+			continue
+		}
+		for _, f := range strings.FieldsFunc(s.text, func(r rune) bool { return strings.ContainsRune(seps, r) }) {
+			if len(out) > 4*maxNameShapes {
+				return append(out, holeShape)
+			}
+			out = append(out, nameShape{text: f, glob: s.glob})
+		}
+	}
+	return out
 }

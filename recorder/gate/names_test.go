@@ -178,6 +178,9 @@ func TestNamesBuiltAtRunTime(t *testing.T) {
 		{`x=.e; cat "$x""nv"`, VerdictAsk},
 		{`x=.e; cat $x\nv`, VerdictAsk},
 		{`set -- .e; cat "$1"nv`, VerdictAsk},
+		{`x=".env README.md"; cat $x`, VerdictAsk},
+		{"IFS=X; x=.envX; cat $x", VerdictAsk},
+		{"IFS=$(echo X); x=.envX; cat $x", VerdictAsk},
 		{"cat $(echo src/sub)/.env", VerdictAsk},
 		{"git diff --no-index /dev/null $(echo LmVudgo= | base64 -d)", VerdictAsk},
 		{"git diff --no-index /dev/null $(echo .e)nv", VerdictAsk},
@@ -198,6 +201,7 @@ func TestNamesBuiltAtRunTime(t *testing.T) {
 		{"v=README; cat $v.md", VerdictAllow},
 		{"cat src/$(echo main).go", VerdictAllow},
 		{"x=README; x+=.md; cat $x", VerdictAllow},
+		{`x="README.md src/main.go"; cat $x`, VerdictAllow},
 		{"wc -c $(echo LmVudgo= | base64 -d)", VerdictAllow}, // a count, not the contents
 		{"git log -- $(git rev-parse --show-toplevel)", VerdictAllow},
 		{"mkdir -p build && cd $_ && ls", VerdictAllow},
