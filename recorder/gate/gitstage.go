@@ -50,22 +50,11 @@ type staging struct {
 // gitAdd judges git add by what it stages.
 func (c *call) gitAdd(dir string, rest []arg) {
 	s := staging{what: "git add", dir: dir}
-	all, tracked, opts := false, false, true
-	for i := 0; i < len(rest); i++ {
-		x := rest[i]
-		v := x.val
-		switch {
-		case !opts || !strings.HasPrefix(v, "-") || v == "-":
-			s.specs = append(s.specs, x)
-			continue
-		case v == "--":
-			opts = false
-			continue
-		}
-		name, _, hasEq := strings.Cut(v, "=")
+	all, tracked, none := false, false, false
+	s.specs = gitWords(rest, func(v, name string, hasEq bool) (values int) {
 		switch {
 		case isLong(name, "dry-run") || isLong(name, "refresh"):
-			return // names only, or the index's stat data
+			none = true // names only, or the index's stat data
 		case isLong(name, "update") || isLong(name, "patch") || isLong(name, "edit") || isLong(name, "renormalize"):
 			tracked = true // the changes of what the index tracks: staged, or printed hunk by hunk
 		case isLong(name, "interactive"):
@@ -78,19 +67,15 @@ func (c *call) gitAdd(dir string, rest []arg) {
 			s.force = true
 		case isLong(name, "pathspec-from-file"):
 			s.whole = true // a list the gate does not read: any file
-			if !hasEq {
-				i++
-			}
+			return valueWords(hasEq)
 		case isLong(name, "chmod"):
-			if !hasEq {
-				i++
-			}
+			return valueWords(hasEq)
 		case strings.HasPrefix(v, "--"):
 		default:
 			for _, f := range v[1:] {
 				switch f {
 				case 'n':
-					return
+					none = true
 				case 'u', 'p', 'e':
 					tracked = true
 				case 'i', 'A':
@@ -100,6 +85,10 @@ func (c *call) gitAdd(dir string, rest []arg) {
 				}
 			}
 		}
+		return 0
+	})
+	if none {
+		return
 	}
 	if (all || tracked) && len(s.specs) == 0 {
 		s.whole = true
@@ -120,19 +109,8 @@ func (c *call) gitCommit(dir string, rest []arg) {
 		}
 	}
 	s := staging{what: "git commit", dir: dir, trackedOnly: true}
-	opts, stages := true, false
-	for i := 0; i < len(rest); i++ {
-		x := rest[i]
-		v := x.val
-		switch {
-		case !opts || !strings.HasPrefix(v, "-") || v == "-":
-			s.specs = append(s.specs, x)
-			continue
-		case v == "--":
-			opts = false
-			continue
-		}
-		name, _, hasEq := strings.Cut(v, "=")
+	stages := false
+	s.specs = gitWords(rest, func(v, name string, hasEq bool) (values int) {
 		switch {
 		case isLong(name, "all") || isLong(name, "patch"):
 			stages = true
@@ -140,35 +118,63 @@ func (c *call) gitCommit(dir string, rest []arg) {
 			stages, s.trackedOnly = true, false // its menu adds untracked files too
 		case isLong(name, "pathspec-from-file"):
 			stages, s.whole, s.trackedOnly = true, true, false // a list the gate does not read
-			if !hasEq {
-				i++
-			}
+			return valueWords(hasEq)
 		case strings.HasPrefix(v, "--"):
-			if !hasEq && slices.ContainsFunc(commitValued[:], func(long string) bool { return isLong(name, long) }) {
-				i++ // its value
+			if slices.ContainsFunc(commitValued[:], func(long string) bool { return isLong(name, long) }) {
+				return valueWords(hasEq)
 			}
 		default:
-		bundle:
 			for j, f := range v[1:] {
 				switch f {
 				case 'a', 'p':
 					stages = true
 				case 'm', 'F', 'c', 'C', 't':
 					if j == len(v)-2 {
-						i++ // the value is the next word
+						return 1 // the value is the next word
 					}
-					break bundle // the rest of the word is the value
+					return 0 // the rest of the word is the value
 				case 'u', 'S':
-					break bundle // an optional value, attached
+					return 0 // an optional value, attached
 				}
 			}
 		}
-	}
+		return 0
+	})
 	if !stages && len(s.specs) == 0 {
 		return // it commits what is staged already
 	}
 	s.whole = s.whole || len(s.specs) == 0
 	c.stages(s)
+}
+
+// gitWords splits a git command's words into its pathspecs, which it
+// returns (the words that are not options, and all after --), and its
+// options, each of which it hands to opt with its name (up to any =) and
+// whether it holds its value after =: opt returns how many of the next
+// words are its values.
+func gitWords(rest []arg, opt func(v, name string, hasEq bool) (values int)) (specs []arg) {
+	opts := true
+	for i := 0; i < len(rest); i++ {
+		switch x := rest[i]; {
+		case !opts || !strings.HasPrefix(x.val, "-") || x.val == "-":
+			specs = append(specs, x)
+		case x.val == "--":
+			opts = false
+		default:
+			name, _, hasEq := strings.Cut(x.val, "=")
+			i += opt(x.val, name, hasEq)
+		}
+	}
+	return specs
+}
+
+// valueWords is how many next words an option that takes a value uses: none
+// when it holds it after =, else one.
+func valueWords(hasEq bool) int {
+	if hasEq {
+		return 0
+	}
+	return 1
 }
 
 // commitValued are git commit's long options that take a value, which
