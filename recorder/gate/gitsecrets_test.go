@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -360,4 +361,48 @@ func TestChangedTrackedSecret(t *testing.T) {
 		{"git stash; git stash list", false},
 		{"git log -p", false},
 	})
+}
+
+// BenchmarkDecideGitDiff decides git diff in a repository whose index
+// tracks 2,000 files and an unchanged .env: the index read and the stat
+// of the tracked credential file that tell the gate git diff prints no
+// secret. BenchmarkDecideGitLog, which reads no index, is its baseline.
+func BenchmarkDecideGitDiff(b *testing.B) { benchmarkTrackedRepo(b, "git diff") }
+
+func BenchmarkDecideGitLog(b *testing.B) { benchmarkTrackedRepo(b, "git log --oneline") }
+
+func benchmarkTrackedRepo(b *testing.B, cmd string) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git is not installed")
+	}
+	ws := b.TempDir()
+	past := time.Now().Add(-time.Hour)
+	files := map[string]string{".env": "TOKEN=template\n"}
+	for d := range 100 {
+		for f := range 20 {
+			files[filepath.Join("src", strconv.Itoa(d), strconv.Itoa(f)+".go")] = "package x\n"
+		}
+	}
+	for f, body := range files {
+		p := filepath.Join(ws, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(body), 0o644)
+		os.Chtimes(p, past, past)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}} {
+		c := exec.Command("git", args...)
+		c.Dir = ws
+		if out, err := c.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	g, err := New(Options{Workspace: ws, Home: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if r := g.Decide(b.Context(), cmd, Input{Sandboxed: true}); r.Verdict != VerdictAllow {
+			b.Fatalf("%s %v", r.Verdict, r.Reasons)
+		}
+	}
 }

@@ -458,7 +458,7 @@ func readIndexFile(gitDir, common string) (idx gitIndexFile, ok bool) {
 	case err != nil || !fi.Mode().IsRegular() || fi.Size() > maxIndexFile:
 		return idx, false
 	}
-	data, err := readFile(gitDir + "/index")
+	data, err := readFileInto(gitDir+"/index", make([]byte, 0, fi.Size()+1), -1)
 	if err != nil {
 		return idx, false
 	}
