@@ -668,8 +668,13 @@ func (c *call) runTimeName(i int, x arg, rd reading) string {
 	if i > 0 && i <= len(c.args) && optionValue(c.name, c.args[i-1]) {
 		return "" // the value of an option (head -n $n), not a file
 	}
-	if i > 1 && i <= len(c.args) && jqProgram(c.name) && (c.args[i-2].is("--arg") || c.args[i-2].is("--argjson")) {
-		return "" // jq --arg NAME VALUE: a string for the program
+	if jqProgram(c.name) {
+		if i > 1 && i <= len(c.args) && (c.args[i-2].is("--arg") || c.args[i-2].is("--argjson")) {
+			return "" // jq --arg NAME VALUE: a string for the program
+		}
+		if i == jqProgramIndex(c.args, c.name == "yq" || c.name == "xq" || c.name == "tomlq") {
+			return "" // the program, judged by programEnv
+		}
 	}
 	v := x.val
 	if strings.HasPrefix(v, "-") {
