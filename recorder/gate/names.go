@@ -142,6 +142,11 @@ func jqProgramIndex(args []arg, yq bool) int {
 // secret or is only known at run time (or set later: declare -n r;
 // r=NAME).
 func (c *collector) namerefs(d *syntax.DeclClause) {
+	switch d.Variant.Value {
+	case "declare", "typeset", "local":
+	default:
+		return // export -n takes the export away
+	}
 	ref := false
 	for _, as := range d.Args {
 		if as.Name == nil && as.Value != nil {

@@ -102,6 +102,7 @@ func TestEnvironmentReadsOutOfSight(t *testing.T) {
 		{"declare -n r=HOME; echo $r", VerdictAllow},
 		{"declare -n r=GITHUB_TOKEN; echo ${#r}", VerdictAllow},
 		{"declare x=1; echo $x", VerdictAllow},
+		{"export -n EDITOR; echo $EDITOR", VerdictAllow},
 		{"envsubst '$HOME $USER' < README.md", VerdictNone}, // unknown to the gate, but no secret
 		{"envsubst -v '$HOME'", VerdictNone},
 		{"pip list", VerdictAllow},
