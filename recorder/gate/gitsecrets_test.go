@@ -132,6 +132,8 @@ func TestGitDashCReadsFromItsDirectory(t *testing.T) {
 		{"git -C src diff sub ROOT/tmp/empty", true},
 		{"git -C src grep --no-index -e TOKEN -- sub", true},
 		{"git -C src diff --no-index sub/.env /dev/null", true},
+		{"git -C src grep --untracked --no-exclude-standard -h TOKEN", true},
+		{"git -C src add -f sub && git diff --cached", true},
 		// Everyday neighbours.
 		{"git -C src diff", false},
 		{"git -C src diff --no-index a.go ROOT/tmp/b.go", false},
@@ -318,6 +320,8 @@ func TestChangedTrackedSecret(t *testing.T) {
 		{"git diff -- '*.env'", true},
 		{"git diff-files -p", true},
 		{"git diff-index -p HEAD", true},
+		{"git diff --author main HEAD", true},
+		{"git diff -U src .", true},
 		{"git status -vv", true},
 		{"git commit --dry-run -vv", true},
 		{"git commit --dry-run -v -v src", true},
@@ -337,6 +341,9 @@ func TestChangedTrackedSecret(t *testing.T) {
 		// Everyday neighbours: the changes elsewhere, and history.
 		{"git diff src", false},
 		{"git diff --cached", false},
+		{"git diff HEAD~0 HEAD", false},
+		{"git diff --stat HEAD HEAD~0", false},
+		{"git diff -U5 HEAD src", false},
 		{"git add src && git diff --cached", false},
 		{"git commit -qm x src/a.go && git show", false},
 		{"git stash push -q -- src && git stash show -p", false},

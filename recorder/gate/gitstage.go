@@ -219,10 +219,11 @@ func (c *call) gitStashTracked(dir string, rest []arg) {
 // staged already.
 func (c *call) gitDiffWorktree(dir, what string, rest []arg, revs int) {
 	s := staging{what: what, dir: dir, trackedOnly: true, printsOnly: true}
-	dashdash := false
-	for i := 0; i < len(rest); i++ {
-		x := rest[i]
+	dashdash, value := false, false
+	for _, x := range rest {
 		v := x.val
+		maybeValue := value
+		value = false
 		switch {
 		case dashdash:
 			s.specs = append(s.specs, x)
@@ -235,11 +236,12 @@ func (c *call) gitDiffWorktree(dir, what string, rest []arg, revs int) {
 			switch {
 			case isLong(name, "cached") || isLong(name, "staged") || v == "--no-index":
 				return
-			case v == "-S" || v == "-G" || v == "-O" || v == "-I" || v == "-U" || v == "-l":
-				i++ // its value
-			case strings.HasPrefix(v, "--") && !hasEq && slices.ContainsFunc(diffValued[:], func(long string) bool { return isLong(name, long) }):
-				i++
+			case isLong(name, "pathspec-from-file"):
+				s.whole = true
 			}
+			// The next word may be this option's value: never a revision
+			// then, and a pathspec only if it names a path.
+			value = !hasEq && !diffFlag(v)
 			continue
 		}
 		switch {
@@ -247,6 +249,7 @@ func (c *call) gitDiffWorktree(dir, what string, rest []arg, revs int) {
 			s.specs = append(s.specs, x) // a pathspec (git takes a pattern as one), or possibly one
 		case dir != "" && c.a.lstat(absIn(dir, v)).exists:
 			s.specs = append(s.specs, x)
+		case maybeValue:
 		case strings.Contains(v, ".."):
 			revs -= 2 // A..B, A...B: commits only
 		default:
@@ -256,15 +259,25 @@ func (c *call) gitDiffWorktree(dir, what string, rest []arg, revs int) {
 	if revs < 0 {
 		return
 	}
-	s.whole = len(s.specs) == 0
+	s.whole = s.whole || len(s.specs) == 0
 	c.stages(s)
 }
 
-// diffValued are git diff's long options that take a value, which may be
-// the next word.
-var diffValued = [...]string{"output", "src-prefix", "dst-prefix", "line-prefix", "anchored", "diff-algorithm",
-	"word-diff-regex", "color-moved-ws", "ignore-matching-lines", "find-object", "skip-to", "rotate-to",
-	"inter-hunk-context", "diff-filter", "pathspec-from-file", "source"}
+// diffFlag reports the everyday options of git diff known to take no
+// value: the word after any other option without = may be its value.
+func diffFlag(v string) bool {
+	switch v {
+	case "-p", "-u", "--patch", "--stat", "--shortstat", "--numstat", "--name-only", "--name-status", "--raw",
+		"--summary", "--compact-summary", "--color", "--no-color", "--color-words", "--word-diff", "-w", "-b",
+		"--ignore-all-space", "--ignore-space-change", "--ignore-space-at-eol", "--ignore-blank-lines", "-R",
+		"--exit-code", "--quiet", "--check", "--binary", "--text", "-a", "--minimal", "--patience", "--histogram",
+		"--no-renames", "--full-index", "--no-prefix", "--no-ext-diff", "--no-textconv", "-z", "--relative",
+		"--merge-base", "-M", "-C", "-B", "--find-renames", "--find-copies", "-v", "-vv", "--verbose", "-s",
+		"--short", "--porcelain", "--no-pager":
+		return true
+	}
+	return false
+}
 
 // gitStashUntracked judges git stash push --include-untracked (-u), which
 // copies untracked files into the stash, where git stash show -p -u
