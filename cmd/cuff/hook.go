@@ -92,9 +92,15 @@ A copy of the file as it was is kept in cuff's state directory.`,
 // runClaudeHook handles one hook event. Whatever goes wrong is logged and
 // swallowed: an error must never block or break the agent.
 func (a *app) runClaudeHook(ctx context.Context) {
+	var in *claudehook.Input
 	defer func() {
 		if r := recover(); r != nil {
 			a.hookLog().Error("hook panic", "panic", fmt.Sprint(r))
+			if in != nil { // fail closed: a shell command asks
+				if b := claudehook.CheckFailure(in, fmt.Errorf("cuff failed while checking it (%v); the project's log has the details", r)).Marshal(); b != nil {
+					_, _ = a.stdout.Forward.Write(b)
+				}
+			}
 		}
 	}()
 	data, over, err := claudehook.ReadInput(a.stdin, maxHookInput)
@@ -102,7 +108,7 @@ func (a *app) runClaudeHook(ctx context.Context) {
 		a.hookLog().Error("hook: read stdin", "error", err, "limit_bytes", maxHookInput)
 		return
 	}
-	in, err := claudehook.Parse(data)
+	in, err = claudehook.Parse(data)
 	if err != nil {
 		a.hookLog().Error("hook: bad input", "error", err, "input_bytes", len(data))
 		return

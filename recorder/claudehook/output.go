@@ -64,8 +64,20 @@ func SetupFailure(in *Input, err error) *Output {
 	if in == nil || in.HookEventName != EventPreToolUse || !isBash(in.ToolName) {
 		return nil
 	}
-	msg := "cuff cannot check this command, so it asks: " + err.Error() + " — fix it, then `cuff policy check` shows whether cuff can read the policy"
-	out := decision("ask", msg)
+	return checkFailure(err, " — fix it, then `cuff policy check` shows whether cuff can read the policy")
+}
+
+// CheckFailure is the answer when checking a shell command failed on the
+// way (cuff itself broke): fail closed, the command asks.
+func CheckFailure(in *Input, err error) *Output {
+	if in == nil || in.HookEventName != EventPreToolUse || !isBash(in.ToolName) {
+		return nil
+	}
+	return checkFailure(err, "")
+}
+
+func checkFailure(err error, hint string) *Output {
+	out := decision("ask", "cuff cannot check this command, so it asks: "+err.Error()+hint)
 	out.SystemMessage = "cuff: " + err.Error()
 	return out
 }

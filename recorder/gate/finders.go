@@ -269,7 +269,8 @@ func codeNames(orig, inner []arg, ph string) []arg {
 		return inner
 	}
 	for i := 1; i < len(inner); i++ {
-		if strings.Contains(orig[i].val, ph) {
+		// A word past orig is the name fd adds itself (no placeholder).
+		if i >= len(orig) || strings.Contains(orig[i].val, ph) {
 			inner[i].dyn = true
 		}
 	}

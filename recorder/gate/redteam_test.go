@@ -548,3 +548,15 @@ func TestReadsLimitedToCode(t *testing.T) {
 		{"grep -rn --include='*.go' TOKEN .", VerdictAllow}, // grep -r does not follow links below
 	})
 }
+
+// TestFdExecWithoutAPlaceholder: fd -x sh (no {}: fd adds the file's name
+// itself) panicked the classifier, and the hook answered nothing.
+func TestFdExecWithoutAPlaceholder(t *testing.T) {
+	tr := newRealTree(t)
+	tr.check(t, tr.g, []fsCase{
+		{"fd -x sh", VerdictAsk},
+		{"fd -X r", VerdictAsk},
+		{"fd . -x python3", VerdictAsk},
+		{"fd -e go -x wc -l", VerdictAllow},
+	})
+}
