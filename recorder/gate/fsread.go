@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"github.com/cuff-dev/cuff/recorder/gate/internal/gitignore"
 	"slices"
 	"strings"
 
@@ -59,12 +60,9 @@ func openRetry(p string, flags int) (int, error) {
 func readFile(p string) ([]byte, error) { return readFileInto(p, nil, -1) }
 
 // dirEntry is one name in a directory listing, with its type as the
-// directory reports it.
-type dirEntry struct {
-	name string
-	dir  bool // a directory (not a link to one)
-	link bool // a symbolic link
-}
+// directory reports it: the gitignore walk's entry, so that a walk takes
+// the line's listings as they are.
+type dirEntry = gitignore.Entry
 
 // maxDirEntries bounds the names read from one directory: every caller
 // gives up on a directory with more than maxGlobEntries names, so reading
@@ -96,7 +94,7 @@ type dirListing struct {
 
 // sortEntries puts a listing in name order, as os.ReadDir returns it.
 func sortEntries(entries []dirEntry) {
-	slices.SortFunc(entries, func(x, y dirEntry) int { return strings.Compare(x.name, y.name) })
+	slices.SortFunc(entries, func(x, y dirEntry) int { return strings.Compare(x.Name, y.Name) })
 }
 
 // maxScratch is the largest scratch buffer an analysis keeps for the next

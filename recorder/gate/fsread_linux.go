@@ -71,13 +71,13 @@ read:
 	all := string(names)
 	entries := make([]dirEntry, 0, len(raws))
 	for _, r := range raws {
-		e := dirEntry{name: all[r.start:r.end]}
+		e := dirEntry{Name: all[r.start:r.end]}
 		typ := r.typ
 		if typ == unix.DT_UNKNOWN {
 			// The filesystem does not say: look, as os.ReadDir does
 			// (skipping a name gone meanwhile).
 			var st unix.Stat_t
-			switch err := unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); {
+			switch err := unix.Fstatat(fd, e.Name, &st, unix.AT_SYMLINK_NOFOLLOW); {
 			case err == unix.ENOENT:
 				continue
 			case err != nil:
@@ -90,7 +90,7 @@ read:
 				typ = unix.DT_LNK
 			}
 		}
-		e.dir, e.link = typ == unix.DT_DIR, typ == unix.DT_LNK
+		e.Dir, e.Link = typ == unix.DT_DIR, typ == unix.DT_LNK
 		entries = append(entries, e)
 	}
 	sortEntries(entries)

@@ -18,7 +18,7 @@ func (a *analysis) listDir(p string) ([]dirEntry, error) {
 	}
 	entries := make([]dirEntry, len(des))
 	for i, d := range des {
-		entries[i] = dirEntry{name: d.Name(), dir: d.IsDir(), link: d.Type()&fs.ModeSymlink != 0}
+		entries[i] = dirEntry{Name: d.Name(), Dir: d.IsDir(), Link: d.Type()&fs.ModeSymlink != 0}
 	}
 	return entries, nil
 }

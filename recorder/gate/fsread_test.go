@@ -48,7 +48,7 @@ func TestReadDirAsOSReadDir(t *testing.T) {
 		}
 		for i, w := range want {
 			g := got[i]
-			if g.name != w.Name() || g.dir != w.IsDir() || g.link != (w.Type()&fs.ModeSymlink != 0) {
+			if g.Name != w.Name() || g.Dir != w.IsDir() || g.Link != (w.Type()&fs.ModeSymlink != 0) {
 				t.Errorf("%s #%d: listDir %+v, os.ReadDir %s dir=%v type=%v", p, i, g, w.Name(), w.IsDir(), w.Type())
 			}
 		}
@@ -70,7 +70,7 @@ func TestReadDirAsOSReadDir(t *testing.T) {
 		t.Errorf("the same command line listed the directory again: %v", again)
 	}
 	a.reset(&Gate{})
-	if next, _ := a.readDir(dir + "/sub"); len(next) != 1 || next[0].name != "new" {
+	if next, _ := a.readDir(dir + "/sub"); len(next) != 1 || next[0].Name != "new" {
 		t.Errorf("the next command line did not list the directory again: %v", next)
 	}
 }
@@ -89,7 +89,7 @@ func TestReadDirBounded(t *testing.T) {
 	if err != nil || len(got) != maxDirEntries {
 		t.Fatalf("listDir: %d names, %v; want %d", len(got), err, maxDirEntries)
 	}
-	if !slices.IsSortedFunc(got, func(x, y dirEntry) int { return strings.Compare(x.name, y.name) }) {
+	if !slices.IsSortedFunc(got, func(x, y dirEntry) int { return strings.Compare(x.Name, y.Name) }) {
 		t.Error("names not in order")
 	}
 }

@@ -770,9 +770,9 @@ func (c *call) shapeSecret(s nameShape, rd reading, contents bool) string {
 	if real != "" && !strings.ContainsRune(rest[:last], '/') {
 		entries, _ := a.readDir(real)
 		for _, e := range entries {
-			if holeMatch(base, e.name) {
-				if why := a.g.secretPath(real + "/" + e.name); why != "" {
-					return "it may be " + e.name + ", and " + why
+			if holeMatch(base, e.Name) {
+				if why := a.g.secretPath(real + "/" + e.Name); why != "" {
+					return "it may be " + e.Name + ", and " + why
 				}
 			}
 		}
@@ -900,10 +900,10 @@ func (c *call) lsSecret(s nameShape) string {
 			}
 			entries, _ := a.readDir(real)
 			for _, e := range entries {
-				if strings.HasPrefix(e.name, ".") && !s.hidden {
+				if strings.HasPrefix(e.Name, ".") && !s.hidden {
 					continue
 				}
-				if why := a.secretIn(arg{val: real + "/" + e.name}, reading{}); why != "" {
+				if why := a.secretIn(arg{val: real + "/" + e.Name}, reading{}); why != "" {
 					return "it lists " + root.val + ", where " + why
 				}
 			}

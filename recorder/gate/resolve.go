@@ -239,14 +239,14 @@ func (a *analysis) expand(x arg) (matches []string, ok bool) {
 				}
 				pat := strings.ReplaceAll(part, "[!", "[^")
 				for _, e := range entries {
-					if strings.HasPrefix(e.name, ".") && !strings.HasPrefix(part, ".") {
+					if strings.HasPrefix(e.Name, ".") && !strings.HasPrefix(part, ".") {
 						continue // as the shell: * does not match a leading dot
 					}
-					if m, err := path.Match(pat, e.name); m || err != nil {
-						if i < len(parts)-1 && !e.dir && !e.link {
+					if m, err := path.Match(pat, e.Name); m || err != nil {
+						if i < len(parts)-1 && !e.Dir && !e.Link {
 							continue
 						}
-						next = append(next, strings.TrimSuffix(d, "/")+"/"+e.name)
+						next = append(next, strings.TrimSuffix(d, "/")+"/"+e.Name)
 					}
 				}
 			}

@@ -331,11 +331,7 @@ func (a *analysis) listForWalk(dir string) ([]gitignore.Entry, error) {
 		}
 		return out, nil
 	}
-	out := make([]gitignore.Entry, len(entries))
-	for i, e := range entries {
-		out[i] = gitignore.Entry{Name: e.name, Dir: e.dir, Link: e.link}
-	}
-	return out, nil
+	return entries, nil
 }
 
 // errUnreadable is listForWalk's error for a directory it cannot read.
