@@ -140,20 +140,13 @@ func TestGitDashCReadsFromItsDirectory(t *testing.T) {
 		{"git -C docs diff --no-index old ROOT/tmp/empty", false},
 		{"git -C src log --oneline -1", false},
 	})
-	for _, c := range []struct {
-		cmd  string
-		want Verdict
-	}{
+	r.expect(t, []verdictCase{
 		{"git -C .claude archive --format=tar -o settings.json HEAD", VerdictAsk},
 		{"git -C .claude format-patch -o hooks HEAD~0", VerdictAsk},
 		{"git -C src archive --format=tar -o ../.claude/x.tar HEAD", VerdictAsk},
 		{"git -C src archive --format=tar -o out.tar HEAD", VerdictNone},
 		{"git -C docs format-patch -o patches -1 HEAD", VerdictNone},
-	} {
-		if res := r.g.Decide(t.Context(), c.cmd, Input{Sandboxed: true}); res.Verdict != c.want {
-			t.Errorf("%q: %s, want %s: %v", c.cmd, res.Verdict, c.want, res.Reasons)
-		}
-	}
+	})
 }
 
 // TestGitConfigCredentials: a remote's address with a token in it

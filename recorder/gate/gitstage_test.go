@@ -61,6 +61,22 @@ func (r *stagingRepo) git(t *testing.T, args ...string) string {
 	return string(out)
 }
 
+// verdictCase is a command line and the verdict it should get.
+type verdictCase struct {
+	cmd  string
+	want Verdict
+}
+
+// expect decides each case as a sandboxed command in the repository.
+func (r *stagingRepo) expect(t *testing.T, cases []verdictCase) {
+	t.Helper()
+	for _, c := range cases {
+		if res := r.g.Decide(t.Context(), c.cmd, Input{Sandboxed: true}); res.Verdict != c.want {
+			t.Errorf("%q: %s, want %s: %v", c.cmd, res.Verdict, c.want, res.Reasons)
+		}
+	}
+}
+
 // secretsGitWouldStage asks git itself (git add --dry-run with the same
 // arguments) which credential files the command would stage that the
 // repository does not track yet.
@@ -144,10 +160,7 @@ func TestStagingIntoAStash(t *testing.T) {
 	r := newStagingRepo(t, map[string]string{"ws/.env": "TOKEN=x\n", "ws/src/a.go": "package a\n"})
 	r.git(t, "add", "src")
 	r.git(t, "commit", "-qm", "x")
-	for _, c := range []struct {
-		cmd  string
-		want Verdict
-	}{
+	r.expect(t, []verdictCase{
 		{"git stash push --include-untracked", VerdictAsk},
 		{"git stash push -u -- .", VerdictAsk},
 		{"git stash -u", VerdictAsk},
@@ -160,11 +173,7 @@ func TestStagingIntoAStash(t *testing.T) {
 		{"git --work-tree=. add -A", VerdictAsk},
 		{"git update-index --refresh", VerdictNone},
 		{"git hash-object src/a.go", VerdictNone},
-	} {
-		if res := r.g.Decide(t.Context(), c.cmd, Input{Sandboxed: true}); res.Verdict != c.want {
-			t.Errorf("%q: %s, want %s: %v", c.cmd, res.Verdict, c.want, res.Reasons)
-		}
-	}
+	})
 }
 
 // BenchmarkDecideGitAddAll decides git add -A in a repository of 2,000
@@ -205,10 +214,7 @@ func BenchmarkDecideGitAddAll(b *testing.B) {
 // anything after a git add that runs in the foreground, leave them be.
 func TestStagingAfterTheLineChangedWhatGitIgnores(t *testing.T) {
 	r := newStagingRepo(t, map[string]string{"ws/.env": "TOKEN=x\n", "ws/.gitignore": ".env\n", "ws/src/a.go": "package a\n"})
-	for _, c := range []struct {
-		cmd  string
-		want Verdict
-	}{
+	r.expect(t, []verdictCase{
 		{"echo '!.env' >> .gitignore && git add -A", VerdictAsk},
 		{"sed -i /env/d .gitignore; git add -A", VerdictAsk},
 		{"rm .gitignore; git add .", VerdictAsk},
@@ -226,11 +232,7 @@ func TestStagingAfterTheLineChangedWhatGitIgnores(t *testing.T) {
 		{"git status && git add -A && git commit -m 'x'", VerdictAllow},
 		{"git add -A 2>/dev/null; git diff --cached --stat", VerdictAllow},
 		{"git add -A && git commit -m \"$(cat <<'EOF'\nAdd a feature | with & signs\n\nDetails.\nEOF\n)\"", VerdictAllow},
-	} {
-		if res := r.g.Decide(t.Context(), c.cmd, Input{Sandboxed: true}); res.Verdict != c.want {
-			t.Errorf("%q: %s, want %s: %v", c.cmd, res.Verdict, c.want, res.Reasons)
-		}
-	}
+	})
 }
 
 // TestListingWhatGitTracks: git ls-files (or git diff --name-only, git
@@ -241,12 +243,7 @@ func TestListingWhatGitTracks(t *testing.T) {
 	r := newStagingRepo(t, map[string]string{"ws/.env": "TOKEN=x\n", "ws/src/a.go": "package a\n", "ws/config/prod.key": "K\n"})
 	r.git(t, "add", "src")
 	r.git(t, "commit", "-qm", "x")
-	check := func(cmd string, want Verdict) {
-		t.Helper()
-		if res := r.g.Decide(t.Context(), cmd, Input{Sandboxed: true}); res.Verdict != want {
-			t.Errorf("%q: %s, want %s: %v", cmd, res.Verdict, want, res.Reasons)
-		}
-	}
+	check := func(cmd string, want Verdict) { t.Helper(); r.expect(t, []verdictCase{{cmd, want}}) }
 	check("git ls-files | xargs cat", VerdictAllow)
 	check("git ls-files src | xargs wc -l", VerdictAllow)
 	check("git ls-files -o | xargs cat", VerdictAsk)
@@ -267,12 +264,7 @@ func TestGitGrepPrintsWhatItSearches(t *testing.T) {
 		"ws/k.key": "K\n"})
 	r.git(t, "add", "src", ".gitignore")
 	r.git(t, "commit", "-qm", "x")
-	check := func(cmd string, want Verdict) {
-		t.Helper()
-		if res := r.g.Decide(t.Context(), cmd, Input{Sandboxed: true}); res.Verdict != want {
-			t.Errorf("%q: %s, want %s: %v", cmd, res.Verdict, want, res.Reasons)
-		}
-	}
+	check := func(cmd string, want Verdict) { t.Helper(); r.expect(t, []verdictCase{{cmd, want}}) }
 	check("git grep -n TOKEN", VerdictAllow)
 	check("git grep --untracked TOKEN", VerdictAsk)
 	check("git grep --untracked -h ''", VerdictAsk)
