@@ -560,3 +560,25 @@ func TestFdExecWithoutAPlaceholder(t *testing.T) {
 		{"fd -e go -x wc -l", VerdictAllow},
 	})
 }
+
+// TestArchiveListFilesAndFollowedLinks: tar -T list.txt archived the
+// files a list names (echo .env > list.txt one call, tar -cf - -T
+// list.txt | tar -xOf - the next), and rg -L -g '*.go' followed a link
+// named like code to the .env; both were allowed.
+func TestArchiveListFilesAndFollowedLinks(t *testing.T) {
+	tr := newRealTree(t)
+	os.WriteFile(tr.ws+"/.env", []byte("TOKEN=x\n"), 0o600)
+	os.WriteFile(tr.ws+"/list.txt", []byte("README.md\n.env\n"), 0o600)
+	os.WriteFile(tr.ws+"/ok.txt", []byte("README.md\n"), 0o600)
+	os.Symlink("../.env", tr.ws+"/src/link.go")
+	tr.check(t, tr.g, []fsCase{
+		{"tar -cf - -T list.txt", VerdictAsk},
+		{"tar -cf - --files-from=list.txt", VerdictAsk},
+		{"tar -cf - -Tlist.txt", VerdictAsk},
+		{"echo README.md > l2 && tar -cf - -T l2", VerdictAsk}, // written first: not read by the gate
+		{"rg -L -g '*.go' TOKEN", VerdictAsk},
+		{"rg --follow -g '*.go' TOKEN", VerdictAsk},
+		{"tar -czf a.tgz -T ok.txt", VerdictAllow},
+		{"rg -g '*.go' TOKEN", VerdictAllow}, // rg does not follow links without -L
+	})
+}

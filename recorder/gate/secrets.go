@@ -530,6 +530,7 @@ func readingOf(name string, args []arg) reading {
 			}
 		}
 		noIgnore := u > 0 || ops.computed
+		follows := ops.has("-L", "--follow")
 		for _, o := range ops.opts {
 			if strings.HasPrefix(o.name, "--no-ignore") || o.name == "--no-require-git" {
 				noIgnore = true
@@ -538,7 +539,8 @@ func readingOf(name string, args []arg) reading {
 		if os.Getenv("RIPGREP_CONFIG_PATH") != "" {
 			u = 2 // a configuration file adds options the gate does not see
 		}
-		rd = reading{recursive: true, hidden: u > 1 || ops.has("--hidden", "-.") || ops.computed, gitIgnores: !noIgnore && u == 0}
+		rd = reading{recursive: true, hidden: u > 1 || ops.has("--hidden", "-.") || ops.computed, gitIgnores: !noIgnore && u == 0,
+			follows: follows}
 		for _, o := range ops.opts {
 			if o.name != "-g" && !isLong(o.name, "glob") && !isLong(o.name, "iglob") {
 				continue
@@ -556,7 +558,8 @@ func readingOf(name string, args []arg) reading {
 			}
 		}
 	case "ag", "ugrep":
-		rd = reading{recursive: true, hidden: has("--hidden", "-u", "--unrestricted", "-uu", "-uuu", "-.")}
+		rd = reading{recursive: true, hidden: has("--hidden", "-u", "--unrestricted", "-uu", "-uuu", "-."),
+			follows: has("-f", "--follow", "-R", "-S", "--dereference-recursive")}
 	case "ack":
 		rd = reading{recursive: true, hidden: true} // ack reads hidden files
 	case "cp", "scp", "rsync":
@@ -839,6 +842,11 @@ func (c *call) archiveReads(rd reading) string {
 			case v == "--files-from=-" || v == "-T-":
 				return here("reads the names of the files to archive from its input")
 			}
+			if list, ok := tarList(c.args, i); ok {
+				if why := c.listedNames(list, rd); why != "" {
+					return c.name + " archives the files " + list.val + " names: " + why
+				}
+			}
 		}
 		for i, d := range tarMoved(c.args) {
 			x := c.args[i]
@@ -866,6 +874,46 @@ func (c *call) archiveReads(rd reading) string {
 		for i, x := range c.args {
 			if x.val == "--files-from=-" || x.val == "--files-from" && i+1 < len(c.args) && c.args[i+1].val == "-" {
 				return here("reads the names of the files to copy from its input")
+			}
+		}
+	}
+	return ""
+}
+
+// tarList is the list file a tar option at i names (-T FILE,
+// --files-from=FILE, bsdtar -I FILE), unless it is standard input.
+func tarList(args []arg, i int) (arg, bool) {
+	v := args[i].val
+	switch {
+	case (v == "-T" || v == "--files-from") && i+1 < len(args) && args[i+1].val != "-":
+		return args[i+1], true
+	case strings.HasPrefix(v, "--files-from=") && v != "--files-from=-":
+		return arg{val: v[len("--files-from="):], dyn: args[i].dyn}, true
+	case strings.HasPrefix(v, "-T") && len(v) > 2 && v != "-T-":
+		return arg{val: v[2:], dyn: args[i].dyn}, true
+	}
+	return arg{}, false
+}
+
+// maxListedNames bounds the list file read for the names it holds.
+const maxListedNames = 1 << 20
+
+// listedNames says why the files a list file names (one a line) hold
+// credentials, or "": read now, unless this line writes it first or it
+// cannot be read, when its names are any.
+func (c *call) listedNames(list arg, rd reading) string {
+	pl := c.a.place(list, true)
+	if list.dyn || pl.real == "" || c.a.written[pl.real] {
+		return "a list the gate cannot read before it runs, which may name any file"
+	}
+	data, err := readFileInto(pl.real, nil, maxListedNames)
+	if err != nil || len(data) > maxListedNames {
+		return "a list the gate cannot read, which may name any file"
+	}
+	for line := range strings.Lines(string(data)) {
+		if name := strings.TrimRight(line, "\r\n"); name != "" {
+			if why := c.a.secretIn(arg{val: name}, rd); why != "" {
+				return name + ": " + why
 			}
 		}
 	}
