@@ -112,11 +112,6 @@ func GroupKey(mode, source string, now time.Time, c Correlation) string {
 	return source + ":day:" + now.Format("2006-01-02")
 }
 
-// writer returns the writer of the session for c, opening or starting it.
-func (r *Recorder) writer(c Correlation) (*session.Writer, error) {
-	return r.writerFor(r.groupKey(c), c)
-}
-
 // writerFor returns the writer of the session that collects key.
 func (r *Recorder) writerFor(key string, c Correlation) (*session.Writer, error) {
 	if r.w != nil && key == r.key && !r.degraded {

@@ -564,13 +564,9 @@ func FollowFile(ctx context.Context, path string, fn func(FollowItem)) error {
 	return Follow(ctx, path, opts, fn)
 }
 
-// decoderFor is the line decoder of a foreign format; nil for cuff's own.
-func decoderFor(f foreign.Format, uuid string) LineDecoder {
-	return fileDecoderFor(f, uuid, "")
-}
-
-// fileDecoderFor is decoderFor for the transcript at path: a Claude Code
-// session's decoder reads its sub-agents' files beside it.
+// fileDecoderFor is the line decoder of a foreign format for the transcript
+// at path (nil for cuff's own): a Claude Code session's decoder reads its
+// sub-agents' files beside it.
 func fileDecoderFor(f foreign.Format, uuid, path string) LineDecoder {
 	if d := newTranscriptDecoder(f, uuid, path, stream.ClipOptions{}); d != nil {
 		return d

@@ -207,18 +207,6 @@ func encodedSizeHint(b Body) int {
 	return envelopeSize + n + n/8 // escapes (\n, \") make the text a little longer
 }
 
-// spliceObjects joins two JSON objects into one: {a...} + {b...} = {a...,b...}.
-func spliceObjects(a, b []byte) []byte {
-	b = bytes.TrimSpace(b)
-	if len(b) <= 2 { // "{}"
-		return a
-	}
-	out := make([]byte, 0, len(a)+len(b))
-	out = append(out, a[:len(a)-1]...)
-	out = append(out, ',')
-	return append(out, b[1:]...)
-}
-
 // errNotObject is the error for a line that is not a JSON object.
 var errNotObject = errors.New("not a JSON object")
 

@@ -33,10 +33,8 @@ func newClock(t time.Time) *clock {
 	c.ns.Store(t.UnixNano())
 	return c
 }
-func (c *clock) now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *clock) add(d time.Duration)     { c.ns.Add(int64(d)) }
-func (c *clock) set(t time.Time)         { c.ns.Store(t.UnixNano()) }
-func (c *clock) since(t time.Time) int64 { return c.now().Sub(t).Milliseconds() }
+func (c *clock) now() time.Time      { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *clock) add(d time.Duration) { c.ns.Add(int64(d)) }
 
 // store makes a project store holding the given sessions.
 func store(t *testing.T, sessions ...[]byte) *session.Store {

@@ -1,7 +1,6 @@
 package agenttest
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,10 +115,4 @@ func TranscriptLines(t testing.TB, path string) []map[string]any {
 		t.Fatal(err)
 	}
 	return decodeLines(string(data))
-}
-
-// jsonString is v as compact JSON, for messages.
-func jsonString(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -183,5 +182,3 @@ func decisionJSON(id, decision, by string) string {
 	return fmt.Sprintf(`{"v":1,"request_id":%q,"decision":%q,%s"by":%q,"decided_at":%q}`,
 		id, decision, scope, by, time.Now().UTC().Format(time.RFC3339Nano))
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }

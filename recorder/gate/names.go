@@ -780,15 +780,6 @@ func (c *call) shapeSecret(s nameShape, rd reading, contents bool) string {
 	return ""
 }
 
-// shownDir names a directory for explanations: the working directory when
-// it is empty.
-func shownDir(dir string) string {
-	if dir == "" {
-		return "the working directory"
-	}
-	return dir
-}
-
 // secretSamples are credential files' names that a name pattern is tried
 // against.
 var secretSamples = []string{".env", ".env.local", ".env.production", "id_rsa", "id_ed25519", "id_ecdsa", "server.pem",

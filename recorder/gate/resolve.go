@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"errors"
 	"os"
 	"path"
 	"path/filepath"
@@ -187,22 +186,6 @@ func realDir(p string) string {
 		}
 		rest = "/" + path.Base(d) + rest
 	}
-}
-
-// errNotLink is returned by readLinkAt for a path that is not a link.
-var errNotLink = errors.New("not a symbolic link")
-
-// linkTarget is the target text of the symbolic link at p: one created
-// earlier in the command line, else the filesystem's.
-func (a *analysis) linkTarget(p string) (string, error) {
-	li := a.lookup(p)
-	if !li.link {
-		return "", errNotLink
-	}
-	if li.broken {
-		return "", errors.New("cannot read the link")
-	}
-	return li.target, nil
 }
 
 // maxGlobEntries bounds the directory entries a pattern is matched against.

@@ -189,6 +189,3 @@ func (g *generation) sessionID() string {
 	}
 	return g.rec.SessionID()
 }
-
-// disabled reports whether the generation records nothing.
-func (g *generation) disabled() bool { return g.opts.Disabled }

@@ -72,15 +72,6 @@ func (p *pump) silentFor(d time.Duration, now time.Time) bool {
 	return since != 0 && now.Sub(time.Unix(0, since)) >= d
 }
 
-func (p *pump) finished() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
 // output describes the stream once the pump is done.
 func (p *pump) output() Output {
 	if p.buf == nil {
