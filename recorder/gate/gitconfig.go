@@ -211,23 +211,48 @@ func tokenLike(user string) bool {
 	return letter && digit
 }
 
+// userConfigFiles are the system's and the user's git configuration
+// files, in the order git reads them (a later one's setting wins):
+// /etc/gitconfig, $XDG_CONFIG_HOME/git/config (or ~/.config/git/config),
+// ~/.gitconfig.
+func (g *Gate) userConfigFiles() []string {
+	files := []string{"/etc/gitconfig"}
+	if d := g.xdgConfigHome(); d != "" {
+		files = append(files, d+"/git/config")
+	}
+	if g.home != "" {
+		files = append(files, g.home+"/.gitconfig")
+	}
+	return files
+}
+
+// xdgConfigHome is $XDG_CONFIG_HOME, or ~/.config when it is not set.
+func (g *Gate) xdgConfigHome() string {
+	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" {
+		return d
+	}
+	if g.home != "" {
+		return g.home + "/.config"
+	}
+	return ""
+}
+
+// expandHome is a path from git's configuration with a leading ~/ made
+// the home folder's.
+func (g *Gate) expandHome(p string) string {
+	if strings.HasPrefix(p, "~/") && g.home != "" {
+		return g.home + p[1:]
+	}
+	return p
+}
+
 // gitConfigFiles lists the configuration files git reads in the
 // repository around dir (whose git directory is gitDir, its common one
 // common, both "" outside any): the system's, the user's, the
 // repository's, and the files they include (every include, whatever its
 // condition), up to maxConfigIncludes.
 func (g *Gate) gitConfigFiles(gitDir, common string) []string {
-	files := []string{"/etc/gitconfig"}
-	config := os.Getenv("XDG_CONFIG_HOME")
-	if config == "" && g.home != "" {
-		config = g.home + "/.config"
-	}
-	if config != "" {
-		files = append(files, config+"/git/config")
-	}
-	if g.home != "" {
-		files = append(files, g.home+"/.gitconfig")
-	}
+	files := g.userConfigFiles()
 	if common != "" {
 		files = append(files, common+"/config", gitDir+"/config.worktree")
 	}
@@ -238,11 +263,8 @@ func (g *Gate) gitConfigFiles(gitDir, common string) []string {
 		}
 		for _, e := range parseConfig(data) {
 			if (e.section == "include" || e.section == "includeif") && e.name == "path" && e.value != "" {
-				p := e.value
-				switch {
-				case strings.HasPrefix(p, "~/") && g.home != "":
-					p = g.home + p[1:]
-				case !path.IsAbs(p):
+				p := g.expandHome(e.value)
+				if !path.IsAbs(p) {
 					p = path.Join(path.Dir(files[i]), p)
 				}
 				files = append(files, path.Clean(p))

@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"bufio"
 	"bytes"
 	"os"
 	"path"
@@ -85,7 +84,7 @@ func (a *analysis) repoHooksDir(dir string) string {
 	if h, ok := a.hooksSeen[dir]; ok {
 		return h
 	}
-	hooks := a.findHooksDir(dir, a.g.home, a.g.globalHooksPath())
+	hooks := a.findHooksDir(dir, a.g.globalHooksPath())
 	if a.hooksSeen == nil {
 		a.hooksSeen = map[string]string{}
 	}
@@ -94,21 +93,14 @@ func (a *analysis) repoHooksDir(dir string) string {
 }
 
 // globalHooksPath is core.hooksPath as the user's and the system's git
-// configuration set it, read once per gate: those files lie outside the
-// work tree, where no allowed command writes.
+// configuration set it (the last file that sets it, as git reads them),
+// read once per gate: those files lie outside the work tree, where no
+// allowed command writes.
 func (g *Gate) globalHooksPath() string {
 	g.globalHooks.Do(func() {
-		files := []string{}
-		if g.home != "" {
-			files = append(files, g.home+"/.gitconfig", g.home+"/.config/git/config")
-		}
-		for _, f := range append(files, "/etc/gitconfig") {
+		for _, f := range g.userConfigFiles() {
 			if p := coreKeyIn(f, "hookspath"); p != "" {
-				if strings.HasPrefix(p, "~/") && g.home != "" {
-					p = g.home + p[1:]
-				}
-				g.globalHooksDir = p
-				return
+				g.globalHooksDir = g.expandHome(p)
 			}
 		}
 	})
@@ -118,7 +110,7 @@ func (g *Gate) globalHooksPath() string {
 // findHooksDir finds the hooks directory of the repository around dir;
 // global is the user's core.hooksPath, which the repository's own
 // configuration overrides.
-func (a *analysis) findHooksDir(dir, home, global string) string {
+func (a *analysis) findHooksDir(dir, global string) string {
 	top, gitDir, common := a.repoAround(dir)
 	if gitDir == "" {
 		return ""
@@ -129,10 +121,7 @@ func (a *analysis) findHooksDir(dir, home, global string) string {
 		p = global
 	}
 	if p != "" {
-		switch {
-		case strings.HasPrefix(p, "~/") && home != "":
-			p = home + p[1:]
-		case !path.IsAbs(p):
+		if p = a.g.expandHome(p); !path.IsAbs(p) {
 			p = top + "/" + p // relative to the work tree's top, as git reads it
 		}
 		hooksDir = path.Clean(p)
@@ -211,25 +200,18 @@ func coreKeyIn(file, key string) string {
 }
 
 // coreKey returns the value of core.<key> (key in lower case) as the git
-// configuration text b sets it, or "".
+// configuration text b sets it (the last setting, as git takes it), or "".
 func coreKey(b []byte, key string) string {
 	if !containsFoldASCII(b, key) {
-		return ""
+		return "" // the common case, without parsing
 	}
-	section := ""
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "[") {
-			section = strings.ToLower(strings.Trim(strings.Fields(line + " ")[0], "[]"))
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if ok && section == "core" && strings.EqualFold(strings.TrimSpace(k), key) {
-			return strings.Trim(strings.TrimSpace(v), `"`)
+	v := ""
+	for _, e := range parseConfig(b) {
+		if e.section == "core" && e.sub == "" && e.name == key {
+			v = e.value
 		}
 	}
-	return ""
+	return v
 }
 
 // containsFoldASCII reports whether bytes.Contains(bytes.ToLower(b), word)

@@ -634,37 +634,26 @@ func (g *Gate) excludeRules(common string) gitignore.Stack {
 }
 
 // globalExcludesFile is core.excludesFile as the user's and the system's
-// git configuration set it (the user's first), else git's default
-// $XDG_CONFIG_HOME/git/ignore; "" when a configuration includes another
-// file, which the gate does not follow. Read once per gate: those files
-// lie outside the work tree, where no allowed command writes.
+// git configuration set it (the last file that sets it, as git reads
+// them), else git's default $XDG_CONFIG_HOME/git/ignore; "" when a
+// configuration includes another file, which the gate does not follow.
+// Read once per gate: those files lie outside the work tree, where no
+// allowed command writes.
 func (g *Gate) globalExcludesFile() string {
 	g.globalExcludes.Do(func() {
-		config := os.Getenv("XDG_CONFIG_HOME")
-		if config == "" && g.home != "" {
-			config = g.home + "/.config"
-		}
-		files := []string{}
-		if g.home != "" {
-			files = append(files, g.home+"/.gitconfig")
-		}
-		if config != "" {
-			files = append(files, config+"/git/config")
-		}
-		files = append(files, "/etc/gitconfig")
+		files := g.userConfigFiles()
 		for _, f := range files {
-			if cfg, err := os.ReadFile(f); err == nil && includes(cfg) {
+			if includes(readConfig(f)) {
 				return
 			}
+		}
+		if d := g.xdgConfigHome(); d != "" {
+			g.globalExcludesPath = d + "/git/ignore"
 		}
 		for _, f := range files {
 			if v := coreKeyIn(f, "excludesfile"); v != "" {
 				g.globalExcludesPath = g.configPath(v)
-				return
 			}
-		}
-		if config != "" {
-			g.globalExcludesPath = config + "/git/ignore"
 		}
 	})
 	return g.globalExcludesPath
@@ -673,10 +662,7 @@ func (g *Gate) globalExcludesFile() string {
 // configPath is a path as git reads it from its configuration: ~/ is the
 // home folder; a relative path is left out ("").
 func (g *Gate) configPath(v string) string {
-	switch {
-	case strings.HasPrefix(v, "~/") && g.home != "":
-		return g.home + v[1:]
-	case path.IsAbs(v):
+	if v = g.expandHome(v); path.IsAbs(v) {
 		return path.Clean(v)
 	}
 	return ""
@@ -689,18 +675,10 @@ func includes(cfg []byte) bool {
 
 // ignoreFile reads the ignore rules of a regular file, or nil.
 func ignoreFile(p string) *gitignore.Rules {
-	if p == "" {
-		return nil
+	if data := readConfig(p); p != "" && data != nil {
+		return gitignore.Parse("", data)
 	}
-	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 1<<20 {
-		return nil
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return nil
-	}
-	return gitignore.Parse("", data)
+	return nil
 }
 
 // ignoresMayChange reports whether another command of this command line
