@@ -403,19 +403,13 @@ func (c *call) stages(s staging) {
 	if !s.force {
 		global = c.a.g.excludeRules(common)
 	}
-	var tracked []string
-	trackedRead := false
 	found := ""
 	for _, root := range roots {
 		err := gitignore.Walk(top, root, gitignore.WalkOptions{Rules: global, NoIgnore: s.force, Max: maxStageWalk, List: c.a.listForWalk}, func(rel string, _ bool) bool {
 			if c.a.g.secretPath(top+"/"+rel) == "" {
 				return true
 			}
-			if !trackedRead {
-				tracked, _ = readIndex(gitDir, common)
-				trackedRead = true
-			}
-			if slices.Contains(tracked, rel) {
+			if idx, _ := c.a.readIndexFile(gitDir, common); idx.tracks(rel) {
 				return true // in the history already
 			}
 			found = rel
@@ -439,18 +433,9 @@ func (c *call) stages(s staging) {
 	}
 }
 
-// readIndex returns the paths the repository's index tracks; ok is false
-// when it cannot be read (a repository without an index tracks nothing).
-func readIndex(gitDir, common string) (paths []string, ok bool) {
-	idx, ok := readIndexFile(gitDir, common)
-	if !ok || len(idx.entries) == 0 {
-		return nil, ok
-	}
-	paths = make([]string, len(idx.entries))
-	for i, e := range idx.entries {
-		paths[i] = e.Path
-	}
-	return paths, true
+// tracks reports whether the index has an entry for the path rel.
+func (idx gitIndexFile) tracks(rel string) bool {
+	return slices.ContainsFunc(idx.entries, func(e gitindex.Entry) bool { return e.Path == rel })
 }
 
 // gitIndexFile is a repository's index as the gate reads it: its entries,
@@ -459,6 +444,27 @@ type gitIndexFile struct {
 	entries  []gitindex.Entry
 	mtime    int64
 	hashSize int // gitindex.SHA1 or SHA256
+}
+
+// indexRead is a git index as read for a command line.
+type indexRead struct {
+	idx gitIndexFile
+	ok  bool
+}
+
+// readIndexFile reads the index of the repository whose git directory is
+// gitDir, once per command line (never across lines: the next decision
+// reads it again); ok is false when it cannot be read.
+func (a *analysis) readIndexFile(gitDir, common string) (gitIndexFile, bool) {
+	if r, ok := a.indexes[gitDir]; ok {
+		return r.idx, r.ok
+	}
+	idx, ok := readIndexFile(gitDir, common)
+	if a.indexes == nil {
+		a.indexes = map[string]indexRead{}
+	}
+	a.indexes[gitDir] = indexRead{idx, ok}
+	return idx, ok
 }
 
 // readIndexFile reads the repository's index; ok is false when it cannot
@@ -518,7 +524,7 @@ func (c *call) changedTracked(top, gitDir, common string, s staging) (found stri
 	if len(roots) == 0 {
 		return "", true
 	}
-	idx, ok := readIndexFile(gitDir, common)
+	idx, ok := c.a.readIndexFile(gitDir, common)
 	if !ok {
 		return "", false
 	}
@@ -594,7 +600,7 @@ func (a *analysis) trackedSecret(dir string) (why string, known bool) {
 	if top == "" {
 		return "", false
 	}
-	paths, ok := readIndex(gitDir, common)
+	idx, ok := a.readIndexFile(gitDir, common)
 	if !ok {
 		return "", false
 	}
@@ -602,10 +608,10 @@ func (a *analysis) trackedSecret(dir string) (why string, known bool) {
 	if real != top {
 		prefix = strings.TrimPrefix(real, top+"/") + "/"
 	}
-	for _, p := range paths {
-		if strings.HasPrefix(p, prefix) {
-			if why := a.g.secretPath(top + "/" + p); why != "" {
-				return top + "/" + p + " holds credentials", true
+	for _, e := range idx.entries {
+		if strings.HasPrefix(e.Path, prefix) {
+			if why := a.g.secretPath(top + "/" + e.Path); why != "" {
+				return top + "/" + e.Path + " holds credentials", true
 			}
 		}
 	}

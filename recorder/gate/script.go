@@ -39,6 +39,9 @@ type analysis struct {
 	secretVars map[string]string
 	// written holds the files the line's commands write, by real path.
 	written map[string]bool
+	// indexes are the git indexes read for this line, by git directory:
+	// read once, however many checks of the line look at one.
+	indexes map[string]indexRead
 	// hooksSeen caches the hooks directories of the repositories looked
 	// up, by the directory they were looked up from.
 	hooksSeen map[string]string
@@ -90,6 +93,7 @@ func (a *analysis) reset(g *Gate) {
 	clear(a.hooksSeen)
 	clear(a.made)
 	clear(a.written)
+	clear(a.indexes)
 	clear(a.secretVars)
 	clear(a.seen)
 	clear(a.places)
