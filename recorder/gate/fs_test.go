@@ -52,6 +52,21 @@ func (tr *realTree) gate(t testing.TB, opts Options) *Gate {
 	return g
 }
 
+// files writes files (path below the tree's root → contents), making
+// their directories.
+func (tr *realTree) files(t testing.TB, files map[string]string) {
+	t.Helper()
+	for f, body := range files {
+		p := filepath.Join(tr.root, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // link makes a symbolic link at rel (in the workspace) with the text target.
 func (tr *realTree) link(t testing.TB, target, rel string) {
 	t.Helper()
@@ -388,12 +403,9 @@ func TestPipesIntoXargs(t *testing.T) {
 // strict mode, however it is read; reading what is not secret does not.
 func TestSecretReads(t *testing.T) {
 	tr := newRealTree(t)
-	for f, body := range map[string]string{"home/.ssh/id_rsa": "KEY", "home/.ssh/id_rsa.pub": "pub", "home/.ssh/known_hosts": "h",
+	tr.files(t, map[string]string{"home/.ssh/id_rsa": "KEY", "home/.ssh/id_rsa.pub": "pub", "home/.ssh/known_hosts": "h",
 		"home/.aws/credentials": "k", "home/.bash_history": "h", "ws/.env": "TOKEN=x", "ws/.env.example": "TOKEN=",
-		"ws/server.pem": "k", "ws/config/master.key": "k", "ws/src/secret_test.go": "package src"} {
-		os.MkdirAll(filepath.Dir(filepath.Join(tr.root, f)), 0o700)
-		os.WriteFile(filepath.Join(tr.root, f), []byte(body), 0o600)
-	}
+		"ws/server.pem": "k", "ws/config/master.key": "k", "ws/src/secret_test.go": "package src"})
 	tr.link(t, "../home/.ssh/id_rsa", "k")
 	tr.check(t, tr.g, []fsCase{
 		{"cat ~/.ssh/id_rsa", VerdictAsk},

@@ -314,11 +314,8 @@ func FuzzGoVersionLess(f *testing.F) {
 // not, what git ignores for rg, grep's --include and --exclude-dir.
 func TestRecursiveReadsLookDeep(t *testing.T) {
 	tr := newRealTree(t)
-	for f, body := range map[string]string{"ws/src/conf/.env": "TOKEN=x\n", "ws/.gitignore": "certs/\nnode_modules/\n",
-		"ws/certs/server.pem": "PEM\n", "ws/node_modules/pkg/test/key.pem": "PEM\n", "ws/docs/guide.md": "# x\n"} {
-		os.MkdirAll(filepath.Dir(filepath.Join(tr.root, f)), 0o700)
-		os.WriteFile(filepath.Join(tr.root, f), []byte(body), 0o600)
-	}
+	tr.files(t, map[string]string{"ws/src/conf/.env": "TOKEN=x\n", "ws/.gitignore": "certs/\nnode_modules/\n",
+		"ws/certs/server.pem": "PEM\n", "ws/node_modules/pkg/test/key.pem": "PEM\n", "ws/docs/guide.md": "# x\n"})
 	tr.check(t, tr.g, []fsCase{
 		{"grep -rn TOKEN src", VerdictAsk},
 		{"grep -rn TOKEN", VerdictAsk},
@@ -448,11 +445,8 @@ func TestNamesFilesArePrinted(t *testing.T) {
 // read names from their input, zip -R, tar -C DIR.
 func TestRecursiveReadersAsTheyParse(t *testing.T) {
 	tr := newRealTree(t)
-	for f, body := range map[string]string{"ws/.env": "API=x\n", "ws/src/sub/.env": "TOKEN=x\n", "ws/src/a.go": "package a\n",
-		"ws/empty/keep": "", "outside/e2/.env": ""} {
-		os.MkdirAll(filepath.Dir(filepath.Join(tr.root, f)), 0o700)
-		os.WriteFile(filepath.Join(tr.root, f), []byte(body), 0o600)
-	}
+	tr.files(t, map[string]string{"ws/.env": "API=x\n", "ws/src/sub/.env": "TOKEN=x\n", "ws/src/a.go": "package a\n",
+		"ws/empty/keep": "", "outside/e2/.env": ""})
 	tr.check(t, tr.g, []fsCase{
 		{"grep -d recurse TOKEN src", VerdictAsk},
 		{"grep --directories=recurse TOKEN src", VerdictAsk},
@@ -507,11 +501,8 @@ func TestRecursiveReadersAsTheyParse(t *testing.T) {
 // .ignore` then `rg TOKEN` printed the .env.
 func TestRipgrepIgnoreFiles(t *testing.T) {
 	tr := newRealTree(t)
-	for f, body := range map[string]string{"ws/.env": "TOKEN=x\n", "ws/.gitignore": ".env\nvendor/lib/.env\n",
-		"ws/vendor/lib/.env": "TOKEN=x\n"} {
-		os.MkdirAll(filepath.Dir(filepath.Join(tr.root, f)), 0o700)
-		os.WriteFile(filepath.Join(tr.root, f), []byte(body), 0o600)
-	}
+	tr.files(t, map[string]string{"ws/.env": "TOKEN=x\n", "ws/.gitignore": ".env\nvendor/lib/.env\n",
+		"ws/vendor/lib/.env": "TOKEN=x\n"})
 	tr.check(t, tr.g, []fsCase{{"rg TOKEN", VerdictAllow}, {"rg --hidden TOKEN", VerdictAllow}})
 	os.MkdirAll(tr.ws+"/vendor/lib/.git", 0o700) // a repository of its own: the top .gitignore stops there
 	tr.check(t, tr.g, []fsCase{{"rg --hidden TOKEN", VerdictAsk}, {"rg TOKEN", VerdictAllow}})
