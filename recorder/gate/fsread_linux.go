@@ -4,6 +4,7 @@ package gate
 
 import (
 	"encoding/binary"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -12,13 +13,39 @@ import (
 // buffer: the names land in one string, and the types come from the
 // entries themselves (an entry of unknown type is looked up, as
 // os.ReadDir does). Opened with O_DIRECTORY, anything else than a
-// directory fails at once (os.ReadDir would block opening a FIFO).
+// directory fails at once (os.ReadDir would block opening a FIFO). A gate
+// that decides many lines keeps the listings (dirCache): a kept one is
+// used while a stat finds its directory unchanged.
 func (a *analysis) listDir(p string) ([]dirEntry, error) {
+	var st unix.Stat_t
+	if a.keepListings && a.statPath(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		if entries, ok := a.g.listings.get(p, dirKeyOf(&st)); ok {
+			return entries, nil
+		}
+	}
 	fd, err := openRetry(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
 	if err != nil {
 		return nil, err
 	}
 	defer unix.Close(fd)
+	if !a.keepListings {
+		return a.readEntries(fd)
+	}
+	// The clock is read before the directory's state: a change after it
+	// is stamped later than anything settled then (dirCache).
+	now := time.Now()
+	if err := unix.Fstat(fd, &st); err != nil {
+		return a.readEntries(fd)
+	}
+	entries, err := a.readEntries(fd)
+	if err == nil {
+		a.g.listings.put(p, dirKeyOf(&st), entries, now)
+	}
+	return entries, err
+}
+
+// readEntries reads the open directory fd in name order.
+func (a *analysis) readEntries(fd int) ([]dirEntry, error) {
 	if cap(a.dirBuf) < 8192 {
 		a.dirBuf = make([]byte, 8192)
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -108,6 +109,11 @@ type Gate struct {
 	goVersion          string    // the installed Go's version (1.26.8), "" when unknown
 	parsers            sync.Pool // *syntax.Parser
 	analyses           sync.Pool // *analysis
+	// lines counts the command lines decided; from the second on, the
+	// gate keeps the listings it reads (dirCache).
+	lines    atomic.Int64
+	listings dirCache
+	goLines  keptCache[[]string] // go.mod and go.work: their go and toolchain lines
 }
 
 // New builds a gate from opts.
@@ -390,6 +396,7 @@ func (r *Result) summarise() {
 func (g *Gate) classify(command string) []Command {
 	a := g.analyses.Get().(*analysis)
 	a.reset(g)
+	a.keepListings = g.lines.Add(1) > 1
 	defer g.analyses.Put(a)
 	if len(command) > maxCommandBytes {
 		e := a.newEntry(command[:200] + "…")

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -33,12 +34,14 @@ func (c *call) goToolchainSwitch() string {
 			return "this line writes " + b + " first, which can make go download the toolchain it names, the name in the request"
 		}
 	}
+	// The clock is read before the files' states (goVersionsIn).
+	now := time.Now()
 	for _, name := range [...]string{"go.work", "go.mod"} {
-		file := c.a.findUp(dir, name)
+		file, st := c.a.findUp(dir, name)
 		if file == "" {
 			continue
 		}
-		for _, want := range c.a.goVersionsIn(file) {
+		for _, want := range c.a.goVersionsIn(file, &st, now) {
 			if want == "default" || want == "local" {
 				continue
 			}
@@ -57,19 +60,20 @@ func (c *call) goToolchainSwitch() string {
 	return ""
 }
 
-// findUp is the path of name in dir or the nearest parent holding it, or "".
-func (a *analysis) findUp(dir, name string) string {
+// findUp is the path of name in dir or the nearest parent holding it, or
+// "", and what stat(2) says of it.
+func (a *analysis) findUp(dir, name string) (string, unix.Stat_t) {
+	var st unix.Stat_t // not os.Stat, which allocates what it returns
 	for i, d := 0, path.Clean(dir); i < maxGitUp; i++ {
-		var st unix.Stat_t // not os.Stat, which allocates what it returns
 		if a.statIn(d, name, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
-			return d + "/" + name
+			return d + "/" + name, st
 		}
 		if d == "/" || d == "." || d == "" {
-			return ""
+			return "", st
 		}
 		d = path.Dir(d)
 	}
-	return ""
+	return "", st
 }
 
 // maxGoModBytes bounds the go.mod or go.work file read for its go and
@@ -78,9 +82,25 @@ func (a *analysis) findUp(dir, name string) string {
 const maxGoModBytes = 16 << 20
 
 // goVersionsIn returns the values of the go and toolchain lines of a
-// go.mod or go.work file. Every line is read, however long (go reads a
-// toolchain line after a 70 KB comment line too).
-func (a *analysis) goVersionsIn(file string) []string {
+// go.mod or go.work file, whose state st is, as stat(2) gave it after the
+// clock said now. Every line is read, however long (go reads a toolchain
+// line after a 70 KB comment line too). A gate deciding many lines keeps
+// them while the file stays the same (dirCache).
+func (a *analysis) goVersionsIn(file string, st *unix.Stat_t, now time.Time) []string {
+	if !a.keepListings {
+		return a.readGoVersions(file)
+	}
+	key := dirKeyOf(st)
+	if v, ok := a.g.goLines.get(file, key); ok {
+		return v
+	}
+	v := a.readGoVersions(file)
+	a.g.goLines.put(file, key, v, now)
+	return v
+}
+
+// readGoVersions reads the go and toolchain lines of file.
+func (a *analysis) readGoVersions(file string) []string {
 	data, err := readFileInto(file, a.fileBuf[:0], maxGoModBytes)
 	defer func() { a.fileBuf = keepScratch(data) }()
 	if err != nil {

@@ -20,6 +20,16 @@ func (a *analysis) lstatPath(p string, st *unix.Stat_t) error {
 	return a.fstatat(st, unix.AT_SYMLINK_NOFOLLOW)
 }
 
+// statPath is stat(2) of p (links followed) into st, the path made a C
+// string as lstatPath makes it.
+func (a *analysis) statPath(p string, st *unix.Stat_t) error {
+	if strings.IndexByte(p, 0) >= 0 {
+		return unix.EINVAL
+	}
+	a.cpath = append(append(a.cpath[:0], p...), 0)
+	return a.fstatat(st, 0)
+}
+
 // statIn is stat(2) of dir + "/" + name into st (links followed), the
 // path made a C string as lstatPath makes it.
 func (a *analysis) statIn(dir, name string, st *unix.Stat_t) error {

@@ -11,8 +11,11 @@ import (
 
 // analysis is the state of classifying one command line.
 type analysis struct {
-	g       *Gate
-	entries []*entry
+	g *Gate
+	// keepListings: the gate has decided a line before this one, and keeps
+	// and reuses the directory listings it reads (dirCache).
+	keepListings bool
+	entries      []*entry
 	// cwd is the absolute working directory, followed through cd; empty
 	// once it is unknown.
 	cwd   string

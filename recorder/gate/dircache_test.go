@@ -1,0 +1,154 @@
+package gate
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// settledTree is a real tree whose folders are older than settleTime, so
+// that a gate deciding many lines keeps their listings.
+func settledTree(t *testing.T) *realTree {
+	t.Helper()
+	tr := newRealTree(t)
+	tr.files(t, map[string]string{"ws/sub/a.txt": "a\n", "ws/sub/deep/b.txt": "b\n", "ws/lib/c.go": "package lib\n",
+		"ws/go.mod": "module example.com/x\n\ngo 1.21\n"})
+	time.Sleep(settleTime + 200*time.Millisecond)
+	return tr
+}
+
+// decideText is a decision's verdict and reasons, to compare two gates.
+func decideText(t *testing.T, g *Gate, cmd string) string {
+	t.Helper()
+	r := g.Decide(t.Context(), cmd, Input{Sandboxed: true})
+	return fmt.Sprintf("%s %s %q", r.Verdict, r.Tier, r.Reasons)
+}
+
+// TestKeptListingsFollowChanges: a gate that decides many lines keeps the
+// listings of settled folders, and still sees a credential file added to
+// one of them, a go.mod rewritten, and a folder put in another's place.
+func TestKeptListingsFollowChanges(t *testing.T) {
+	t.Parallel()
+	tr := settledTree(t)
+	g := tr.g
+	tr.check(t, g, []fsCase{{"true", VerdictAllow}, {"grep -r TODO .", VerdictAllow}, {"go build ./...", VerdictAllow}})
+	if n := len(g.listings.m); n < 4 {
+		t.Fatalf("the gate kept %d listings of a settled tree after two lines, want every folder the walk read", n)
+	}
+	if _, ok := g.goLines.m[tr.ws+"/go.mod"]; !ok {
+		t.Fatalf("the gate did not keep go.mod's lines: %v", g.goLines.m)
+	}
+	tr.files(t, map[string]string{"ws/sub/deep/.env": "TOKEN=x\n"})
+	tr.check(t, g, []fsCase{{"grep -r TODO .", VerdictAsk}})
+	if err := os.Remove(tr.ws + "/sub/deep/.env"); err != nil {
+		t.Fatal(err)
+	}
+	tr.check(t, g, []fsCase{{"grep -r TODO .", VerdictAllow}})
+
+	// go.mod rewritten to name a toolchain, which go would download.
+	tr.files(t, map[string]string{"ws/go.mod": "module example.com/x\n\ngo 1.21\ntoolchain go1.99.1-DATA\n"})
+	tr.check(t, g, []fsCase{{"go build ./...", VerdictAsk}})
+
+	// A folder moved away and another, with a key in it, put in its place.
+	if err := os.Rename(tr.ws+"/lib", tr.ws+"/lib.old"); err != nil {
+		t.Fatal(err)
+	}
+	tr.files(t, map[string]string{"ws/lib/id_rsa": "-----BEGIN OPENSSH PRIVATE KEY-----\n"})
+	tr.check(t, g, []fsCase{{"grep -r TODO lib", VerdictAsk}, {"cat lib/*", VerdictAsk}})
+}
+
+// TestListingsKeptOnlyWhenSettled: a folder changed a moment ago is
+// listed again at every line (a change within the same timestamp tick
+// would not show), and a gate that decides one line keeps nothing.
+func TestListingsKeptOnlyWhenSettled(t *testing.T) {
+	t.Parallel()
+	tr := newRealTree(t)
+	tr.files(t, map[string]string{"ws/sub/a.txt": "a\n"})
+	for range 3 {
+		tr.check(t, tr.g, []fsCase{{"grep -r TODO .", VerdictAllow}})
+	}
+	if _, ok := tr.g.listings.m[tr.ws+"/sub"]; ok {
+		t.Errorf("the listing of %s/sub, changed a moment ago, was kept", tr.ws)
+	}
+
+	settled := settledTree(t)
+	once := settled.gate(t, Options{})
+	settled.check(t, once, []fsCase{{"grep -r TODO .", VerdictAllow}})
+	if n := len(once.listings.m) + len(once.goLines.m); n != 0 {
+		t.Errorf("a gate that decided one line kept %d listings or files", n)
+	}
+}
+
+// TestKeptListingsAgreeWithAFreshGate changes a settled tree at random
+// and after each change compares a gate that has decided every line
+// before (and keeps listings) with a new gate per line (which keeps
+// nothing): they must give the same answer for every command.
+func TestKeptListingsAgreeWithAFreshGate(t *testing.T) {
+	t.Parallel()
+	tr := settledTree(t)
+	dirs := []string{"ws", "ws/sub", "ws/sub/deep", "ws/lib", "ws/src"}
+	cmds := []string{"grep -r TODO .", "grep -rn x sub", "cat lib/*", "ls -R", "tar -cf $TMPD/a.tar .", "git add -A",
+		"cat sub/deep/*", "go build ./...", "rg TODO", "find . -type f | xargs wc -l"}
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rnd := rand.New(rand.NewPCG(seed, 1))
+	long := tr.g
+	for _, c := range cmds {
+		long.Decide(t.Context(), tr.expand(c), Input{Sandboxed: true}) // fill what it keeps
+	}
+	for step := range 60 {
+		d := tr.root + "/" + dirs[rnd.IntN(len(dirs))]
+		var did string
+		switch rnd.IntN(6) {
+		case 0:
+			did = "add " + d + "/.env"
+			os.WriteFile(d+"/.env", []byte("TOKEN=x\n"), 0o600)
+		case 1:
+			did = "remove " + d + "/.env"
+			os.Remove(d + "/.env")
+		case 2:
+			did = "add " + d + "/notes.txt"
+			os.WriteFile(d+"/notes.txt", []byte("x\n"), 0o600)
+		case 3:
+			did = "link " + d + "/key to ~/.ssh/id_rsa"
+			os.WriteFile(tr.home+"/.ssh/id_rsa", []byte("k\n"), 0o600)
+			os.Symlink(tr.home+"/.ssh/id_rsa", d+"/key")
+		case 4:
+			if d == tr.ws {
+				continue
+			}
+			did = "swap " + d
+			os.Rename(d, d+".old")
+			os.MkdirAll(d, 0o700)
+			os.WriteFile(d+"/server.pem", []byte("x\n"), 0o600)
+		case 5:
+			did = "rewrite go.mod"
+			body := "module example.com/x\n\ngo 1.21\n"
+			if rnd.IntN(2) == 0 {
+				body += "toolchain go1.99.1-DATA\n"
+			}
+			os.WriteFile(tr.ws+"/go.mod", []byte(body), 0o600)
+		}
+		for _, c := range cmds {
+			c = tr.expand(c)
+			fresh := tr.gate(t, Options{})
+			if got, want := decideText(t, long, c), decideText(t, fresh, c); got != want {
+				t.Fatalf("step %d, after %s: %q\n  the long-lived gate: %s\n  a new gate:          %s", step, did, c, got, want)
+			}
+		}
+	}
+	kept := 0
+	for p := range long.listings.m {
+		if strings.HasPrefix(p, tr.ws) {
+			kept++
+		}
+	}
+	t.Logf("listings kept at the end: %d (of folders left unchanged)", kept)
+	if _, err := os.Stat(filepath.Join(tr.ws, "sub")); err != nil {
+		t.Fatal(err)
+	}
+}
