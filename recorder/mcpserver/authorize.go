@@ -234,6 +234,17 @@ func scriptVerdict(res gate.Result) gate.Verdict {
 	return gate.VerdictAllow
 }
 
+// forgetGates drops the gates kept per working directory. A gate reads
+// some files outside the work tree once (the user's git configuration for
+// core.hooksPath and core.excludesFile), since no command it allows writes
+// there; a command that ran outside the sandbox (approved by a person, or
+// with no sandbox at all) may have, so the next command gets a new gate.
+func (c *config) forgetGates() {
+	c.gatesMu.Lock()
+	defer c.gatesMu.Unlock()
+	c.gates = nil
+}
+
 // maxGates bounds the gates a configuration keeps, one per working directory.
 const maxGates = 32
 

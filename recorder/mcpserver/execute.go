@@ -218,6 +218,9 @@ func (s *Server) run(ctx context.Context, c *config, g *generation, cl *call, cm
 	}
 	pending := g.begin(cl.corr, cl.agent, recorder.StartEvent(cmd, dir))
 	res := c.runner.Run(ctx, *cmd)
+	if !confined {
+		c.forgetGates()
+	}
 	details := recorder.RunDetails{Description: description}
 	cfg := c.settings()
 	if cfg.Recording.CaptureEnv && s.opts.CapturedEnv != nil {
