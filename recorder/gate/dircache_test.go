@@ -152,3 +152,43 @@ func TestKeptListingsAgreeWithAFreshGate(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestKeptHooksListing: a gate deciding many lines looks up only the hooks
+// its kept listing of the hooks folder names, and still sees a hook
+// written after the listing was kept, and one made executable (which does
+// not change the folder).
+func TestKeptHooksListing(t *testing.T) {
+	t.Parallel()
+	tr := newRealTree(t)
+	tr.files(t, map[string]string{"ws/.git/HEAD": "ref: refs/heads/main\n", "ws/.git/hooks/pre-commit.sample": "#!/bin/sh\n",
+		"ws/.git/hooks/commit-msg": "#!/bin/sh\n"}) // not executable: git skips it
+	time.Sleep(settleTime + 200*time.Millisecond)
+	g := tr.g
+	commit := func() Verdict { return g.Decide(t.Context(), "git commit -m x", Input{}).Verdict }
+	for range 2 {
+		if v := commit(); v != VerdictAllow {
+			t.Fatalf("git commit with no hook to run: %s, want allow", v)
+		}
+	}
+	if _, ok := g.listings.m[tr.ws+"/.git/hooks"]; !ok {
+		t.Fatal("the hooks folder's listing was not kept")
+	}
+	if err := os.Chmod(tr.ws+"/.git/hooks/commit-msg", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if v := commit(); v != VerdictNone {
+		t.Errorf("git commit after commit-msg was made executable: %s, want none (runs agent code outside the sandbox)", v)
+	}
+	if err := os.Chmod(tr.ws+"/.git/hooks/commit-msg", 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if v := commit(); v != VerdictAllow {
+		t.Fatalf("git commit with commit-msg no longer executable: %s, want allow", v)
+	}
+	if err := os.WriteFile(tr.ws+"/.git/hooks/pre-commit", []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if v := commit(); v != VerdictNone {
+		t.Errorf("git commit after a pre-commit hook was written: %s, want none", v)
+	}
+}

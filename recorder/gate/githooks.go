@@ -63,7 +63,19 @@ func (a *analysis) runsHook(dir, sub string) (string, bool) {
 	if hooks == "" {
 		return "", false
 	}
+	var listed []dirEntry
+	whole := false // listed holds every name in the folder
+	if a.keepListings {
+		// A gate deciding many lines keeps the folder's listing: one stat
+		// tells it unchanged, and only the names in it are looked at.
+		var ok bool
+		listed, ok = a.readDir(hooks)
+		whole = ok && len(listed) < maxDirEntries
+	}
 	for _, h := range names {
+		if whole && !slices.ContainsFunc(listed, func(e dirEntry) bool { return e.Name == h }) {
+			continue
+		}
 		var st unix.Stat_t
 		if a.statIn(hooks, h, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Mode&0o111 != 0 {
 			return h, true

@@ -161,6 +161,20 @@ var homeSecretPlaces = func() []secretPlace {
 	return out
 }()
 
+// homeLead and systemLead are the bytes the home folder's credential
+// stores start with (a dot, or L of Library) and the second bytes of the
+// system's (after the slash): a path that does not start so lies in none
+// of them, which spares looking through the lists for most paths.
+var homeLead, systemLead = func() (home, system [256]bool) {
+	for _, s := range homeSecrets {
+		home[s[0]] = true
+	}
+	for _, s := range systemSecrets {
+		system[s[1]] = true
+	}
+	return home, system
+}()
+
 // secretPath says why the real absolute path p holds credentials, or "".
 // The system's stores are looked at first, then those of each home
 // folder (as given, then as it really is) that p lies in.
@@ -176,11 +190,13 @@ func (g *Gate) secretPath(p string) string {
 		// under another process's cwd or fd is a file of that process.
 	}
 	base := p[strings.LastIndexByte(p, '/')+1:]
-	if why, ok := inSecretPlace(p, p, base, g.secrets); ok {
-		return why
+	if len(p) > 1 && systemLead[p[1]] {
+		if why, ok := inSecretPlace(p, p, base, g.secrets); ok {
+			return why
+		}
 	}
 	for _, h := range g.secretHomes {
-		if below(p, h) {
+		if below(p, h) && len(p) > len(h)+1 && homeLead[p[len(h)+1]] {
 			if why, ok := inSecretPlace(p, p[len(h)+1:], base, homeSecretPlaces); ok {
 				return why
 			}
