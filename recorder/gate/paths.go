@@ -181,7 +181,7 @@ func (a *analysis) pathWord(v string) (string, bool) {
 // placeAbs resolves the absolute path p (as written) and classifies where
 // it lands.
 func (a *analysis) placeAbs(p string, follow bool) place {
-	if c := path.Clean(p); harmlessFile(c) || netDir(c) {
+	if c := cleanPath(p); harmlessFile(c) || netDir(c) {
 		return place{kind: a.absKind(c), real: c}
 	}
 	key := placeKey{p, follow}
@@ -229,7 +229,7 @@ func (a *analysis) absKind(p string) pathKind {
 	if p == "" || p[0] != '/' {
 		return pathOutside
 	}
-	p = path.Clean(p)
+	p = cleanPath(p)
 	if harmlessFile(p) {
 		return pathHarmless
 	}
@@ -456,4 +456,41 @@ func (a *analysis) chdir(target arg, ok bool) {
 	case a.cwd != "":
 		a.cwd = path.Clean(a.cwd + "/" + v)
 	}
+}
+
+// cleanPath is path.Clean(p), without its work for an absolute path that
+// is clean already, as most paths the gate looks at are.
+func cleanPath(p string) string {
+	if absClean(p) {
+		return p
+	}
+	return path.Clean(p)
+}
+
+// absClean reports whether p is an absolute path that path.Clean leaves
+// as it is: no empty, "." or ".." component, and no slash at the end
+// unless it is "/".
+func absClean(p string) bool {
+	n := len(p)
+	if n == 0 || p[0] != '/' || n > 1 && p[n-1] == '/' {
+		return false
+	}
+	for i := 0; i < n; {
+		// p[i] is a slash: look at the component after it.
+		rest := p[i+1:]
+		switch {
+		case rest == "":
+			return n == 1
+		case rest[0] == '/':
+			return false
+		case rest[0] == '.' && (len(rest) == 1 || rest[1] == '/' || rest[1] == '.' && (len(rest) == 2 || rest[2] == '/')):
+			return false
+		}
+		j := strings.IndexByte(rest, '/')
+		if j < 0 {
+			return true
+		}
+		i += 1 + j
+	}
+	return true
 }
