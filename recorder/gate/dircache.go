@@ -28,8 +28,9 @@ type dirCache = keptCache[[]dirEntry]
 // with its state when it was read (dirCache says why a state tells a
 // change); the values are shared and never changed.
 type keptCache[T any] struct {
-	mu sync.Mutex
-	m  map[string]kept[T]
+	mu     sync.Mutex
+	m      map[string]kept[T]
+	weight int // the entries or lines kept, summed
 }
 
 // dirKey is one state of a directory or file: any change to the names in
@@ -42,8 +43,9 @@ type dirKey struct {
 
 // kept is what was read and the state it was read in.
 type kept[T any] struct {
-	key   dirKey
-	value T
+	key    dirKey
+	value  T
+	weight int
 }
 
 // settleTime is how old a directory's change times must be, when it is
@@ -52,9 +54,10 @@ type kept[T any] struct {
 // a later change cannot carry the same time.
 const settleTime = 3 * time.Second
 
-// maxCachedDirs bounds the paths a keptCache keeps; past it, it starts
-// over.
-const maxCachedDirs = 4096
+// maxKeptWeight bounds what a keptCache keeps, in directory entries or
+// lines (each weighs one, and each path one more): about 10 MB of
+// listings. Past it, the cache starts over.
+const maxKeptWeight = 200_000
 
 // dirKeyOf is the state of a directory or file as stat(2) gives it.
 func dirKeyOf(st *unix.Stat_t) dirKey {
@@ -82,16 +85,24 @@ func (c *keptCache[T]) get(p string, k dirKey) (T, bool) {
 
 // put keeps v, read from p while p was in state k, when k is settled
 // (now being read before the state was); what was kept for p is dropped
-// otherwise.
-func (c *keptCache[T]) put(p string, k dirKey, v T, now time.Time) {
+// otherwise. n is how many entries or lines v holds.
+func (c *keptCache[T]) put(p string, k dirKey, v T, n int, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !k.settled(now) {
+	if old, ok := c.m[p]; ok {
+		c.weight -= old.weight
 		delete(c.m, p)
+	}
+	if !k.settled(now) {
 		return
 	}
-	if c.m == nil || len(c.m) >= maxCachedDirs {
-		c.m = map[string]kept[T]{}
+	w := n + 1
+	if w > maxKeptWeight {
+		return
 	}
-	c.m[p] = kept[T]{key: k, value: v}
+	if c.m == nil || c.weight+w > maxKeptWeight {
+		c.m, c.weight = map[string]kept[T]{}, 0
+	}
+	c.m[p] = kept[T]{key: k, value: v, weight: w}
+	c.weight += w
 }

@@ -192,3 +192,37 @@ func TestKeptHooksListing(t *testing.T) {
 		t.Errorf("git commit after a pre-commit hook was written: %s, want none", v)
 	}
 }
+
+// TestKeptCacheBounded: what a gate keeps stays under maxKeptWeight, and
+// a path kept again replaces its old weight.
+func TestKeptCacheBounded(t *testing.T) {
+	var c keptCache[[]dirEntry]
+	old := time.Now()
+	k := dirKey{ino: 1, mtime: old.Add(-time.Hour).UnixNano(), ctime: old.Add(-time.Hour).UnixNano()}
+	big := make([]dirEntry, 4097)
+	for i := range 200 {
+		c.put(fmt.Sprintf("/d%d", i), k, big, len(big), old)
+		c.put("/again", k, big[:10], 10, old)
+		if c.weight > maxKeptWeight {
+			t.Fatalf("after %d listings the cache weighs %d, more than %d", i+1, c.weight, maxKeptWeight)
+		}
+		sum := 0
+		for _, v := range c.m {
+			sum += v.weight
+		}
+		if sum != c.weight {
+			t.Fatalf("the cache counts %d but holds %d", c.weight, sum)
+		}
+	}
+	if _, ok := c.get("/again", k); !ok {
+		t.Error("the listing kept last was dropped")
+	}
+	unsettled := dirKey{ino: 2, mtime: old.UnixNano(), ctime: old.UnixNano()}
+	c.put("/again", unsettled, big[:3], 3, old)
+	if _, ok := c.get("/again", unsettled); ok {
+		t.Error("a listing read a moment after its folder changed was kept")
+	}
+	if _, ok := c.get("/again", k); ok {
+		t.Error("the listing from before the change is still served")
+	}
+}

@@ -39,7 +39,7 @@ func (a *analysis) listDir(p string) ([]dirEntry, error) {
 	}
 	entries, err := a.readEntries(fd)
 	if err == nil {
-		a.g.listings.put(p, dirKeyOf(&st), entries, now)
+		a.g.listings.put(p, dirKeyOf(&st), entries, len(entries), now)
 	}
 	return entries, err
 }

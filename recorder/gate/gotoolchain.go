@@ -95,7 +95,7 @@ func (a *analysis) goVersionsIn(file string, st *unix.Stat_t, now time.Time) []s
 		return v
 	}
 	v := a.readGoVersions(file)
-	a.g.goLines.put(file, key, v, now)
+	a.g.goLines.put(file, key, v, len(v), now)
 	return v
 }
 
