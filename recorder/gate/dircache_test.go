@@ -16,7 +16,8 @@ func settledTree(t *testing.T) *realTree {
 	t.Helper()
 	tr := newRealTree(t)
 	tr.files(t, map[string]string{"ws/sub/a.txt": "a\n", "ws/sub/deep/b.txt": "b\n", "ws/lib/c.go": "package lib\n",
-		"ws/go.mod": "module example.com/x\n\ngo 1.21\n"})
+		"ws/go.mod": "module example.com/x\n\ngo 1.21\n", "ws/.git/HEAD": "ref: refs/heads/main\n",
+		"ws/.git/config": "[remote \"origin\"]\n\turl = https://example.com/o/r.git\n"})
 	time.Sleep(settleTime + 200*time.Millisecond)
 	return tr
 }
@@ -35,13 +36,22 @@ func TestKeptListingsFollowChanges(t *testing.T) {
 	t.Parallel()
 	tr := settledTree(t)
 	g := tr.g
-	tr.check(t, g, []fsCase{{"true", VerdictAllow}, {"grep -r TODO .", VerdictAllow}, {"go build ./...", VerdictAllow}})
+	tr.check(t, g, []fsCase{{"true", VerdictAllow}, {"grep -r TODO .", VerdictAllow}, {"go build ./...", VerdictAllow},
+		{"git remote -v", VerdictAllow}})
 	if n := len(g.listings.m); n < 4 {
 		t.Fatalf("the gate kept %d listings of a settled tree after two lines, want every folder the walk read", n)
 	}
 	if _, ok := g.goLines.m[tr.ws+"/go.mod"]; !ok {
 		t.Fatalf("the gate did not keep go.mod's lines: %v", g.goLines.m)
 	}
+	if _, ok := g.configs.m[tr.ws+"/.git/config"]; !ok {
+		t.Fatalf("the gate did not keep .git/config: %v", g.configs.m)
+	}
+	// The remote's address given a token.
+	tr.files(t, map[string]string{"ws/.git/config": "[remote \"origin\"]\n\turl = https://x:ghp_secret@example.com/o/r.git\n"})
+	tr.check(t, g, []fsCase{{"git remote -v", VerdictAsk}})
+	tr.files(t, map[string]string{"ws/.git/config": "[remote \"origin\"]\n\turl = https://example.com/o/r.git\n"})
+	tr.check(t, g, []fsCase{{"git remote -v", VerdictAllow}})
 	tr.files(t, map[string]string{"ws/sub/deep/.env": "TOKEN=x\n"})
 	tr.check(t, g, []fsCase{{"grep -r TODO .", VerdictAsk}})
 	if err := os.Remove(tr.ws + "/sub/deep/.env"); err != nil {
@@ -92,7 +102,8 @@ func TestKeptListingsAgreeWithAFreshGate(t *testing.T) {
 	tr := settledTree(t)
 	dirs := []string{"ws", "ws/sub", "ws/sub/deep", "ws/lib", "ws/src"}
 	cmds := []string{"grep -r TODO .", "grep -rn x sub", "cat lib/*", "ls -R", "tar -cf $TMPD/a.tar .", "git add -A",
-		"cat sub/deep/*", "go build ./...", "rg TODO", "find . -type f | xargs wc -l"}
+		"cat sub/deep/*", "go build ./...", "rg TODO", "find . -type f | xargs wc -l", "git remote -v",
+		"git config --get remote.origin.url"}
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rnd := rand.New(rand.NewPCG(seed, 1))
@@ -103,7 +114,7 @@ func TestKeptListingsAgreeWithAFreshGate(t *testing.T) {
 	for step := range 60 {
 		d := tr.root + "/" + dirs[rnd.IntN(len(dirs))]
 		var did string
-		switch rnd.IntN(6) {
+		switch rnd.IntN(7) {
 		case 0:
 			did = "add " + d + "/.env"
 			os.WriteFile(d+"/.env", []byte("TOKEN=x\n"), 0o600)
@@ -132,6 +143,13 @@ func TestKeptListingsAgreeWithAFreshGate(t *testing.T) {
 				body += "toolchain go1.99.1-DATA\n"
 			}
 			os.WriteFile(tr.ws+"/go.mod", []byte(body), 0o600)
+		case 6:
+			did = "rewrite .git/config"
+			url := "https://example.com/o/r.git"
+			if rnd.IntN(2) == 0 {
+				url = "https://x:ghp_secret@example.com/o/r.git"
+			}
+			os.WriteFile(tr.ws+"/.git/config", []byte("[remote \"origin\"]\n\turl = "+url+"\n"), 0o600)
 		}
 		for _, c := range cmds {
 			c = tr.expand(c)

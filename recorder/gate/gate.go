@@ -114,6 +114,7 @@ type Gate struct {
 	lines    atomic.Int64
 	listings dirCache
 	goLines  keptCache[[]string] // go.mod and go.work: their go and toolchain lines
+	configs  keptCache[[]byte]   // git configuration files
 }
 
 // New builds a gate from opts.

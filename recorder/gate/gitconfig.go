@@ -4,6 +4,9 @@ import (
 	"os"
 	"path"
 	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Git's configuration can hold credentials: a remote's address with a
@@ -53,6 +56,44 @@ func readConfig(p string) []byte {
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return nil
+	}
+	return data
+}
+
+// readConfig is the package's readConfig, read once per command line; a
+// gate deciding many lines keeps what it read while the file stays the
+// same (dirCache).
+func (a *analysis) readConfig(p string) []byte {
+	if data, ok := a.configs[p]; ok {
+		return data
+	}
+	data := a.loadConfig(p)
+	if a.configs == nil {
+		a.configs = map[string][]byte{}
+	}
+	a.configs[p] = data
+	return data
+}
+
+// loadConfig reads the git configuration file p as readConfig does.
+func (a *analysis) loadConfig(p string) []byte {
+	now := time.Now() // before the file's state (dirCache)
+	var st unix.Stat_t
+	if a.statPath(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxConfigFile {
+		return nil
+	}
+	key := dirKeyOf(&st)
+	if a.keepListings {
+		if data, ok := a.g.configs.get(p, key); ok {
+			return data
+		}
+	}
+	data, err := readFileInto(p, nil, maxConfigFile)
+	if err != nil || len(data) > maxConfigFile {
+		return nil
+	}
+	if a.keepListings {
+		a.g.configs.put(p, key, data, len(data)/64, now)
 	}
 	return data
 }
@@ -251,13 +292,14 @@ func (g *Gate) expandHome(p string) string {
 // common, both "" outside any): the system's, the user's, the
 // repository's, and the files they include (every include, whatever its
 // condition), up to maxConfigIncludes.
-func (g *Gate) gitConfigFiles(gitDir, common string) []string {
+func (a *analysis) gitConfigFiles(gitDir, common string) []string {
+	g := a.g
 	files := g.userConfigFiles()
 	if common != "" {
 		files = append(files, common+"/config", gitDir+"/config.worktree")
 	}
 	for i := 0; i < len(files) && len(files) < maxConfigIncludes; i++ {
-		data := readConfig(files[i])
+		data := a.readConfig(files[i])
 		if data == nil || !includes(data) {
 			continue
 		}
@@ -284,8 +326,8 @@ func (c *call) remoteCredential(dir string) string {
 	if dir != "" {
 		_, gitDir, common = c.a.repoAround(dir)
 	}
-	for _, f := range c.a.g.gitConfigFiles(gitDir, common) {
-		for _, e := range parseConfig(readConfig(f)) {
+	for _, f := range c.a.gitConfigFiles(gitDir, common) {
+		for _, e := range parseConfig(c.a.readConfig(f)) {
 			if urlCredential(e.sub) || urlCredential(e.value) {
 				return f + " holds an address with a password or token in it (" + e.key() + ")"
 			}
@@ -312,11 +354,11 @@ func (c *call) configKeySecret(dir string, ops scanResult, key string) string {
 		if dir != "" {
 			_, gitDir, common = c.a.repoAround(dir)
 		}
-		files = c.a.g.gitConfigFiles(gitDir, common)
+		files = c.a.gitConfigFiles(gitDir, common)
 	}
 	want := normalKey(key)
 	for _, f := range files {
-		for _, e := range parseConfig(readConfig(f)) {
+		for _, e := range parseConfig(c.a.readConfig(f)) {
 			if e.key() == want {
 				if kind := entryCredential(e); kind != "" {
 					return f + " sets it to " + kind

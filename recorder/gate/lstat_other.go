@@ -11,3 +11,6 @@ func (a *analysis) lstatPath(p string, st *unix.Stat_t) error { return unix.Lsta
 func (a *analysis) statIn(dir, name string, st *unix.Stat_t) error {
 	return unix.Stat(dir+"/"+name, st)
 }
+
+// statPath is stat(2) of p (links followed) into st.
+func (a *analysis) statPath(p string, st *unix.Stat_t) error { return unix.Stat(p, st) }

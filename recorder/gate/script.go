@@ -53,6 +53,9 @@ type analysis struct {
 	sites []site
 	// dirs holds the directories listed for this command line (readDir).
 	dirs map[string]dirListing
+	// configs are the git configuration files read in this line
+	// (readConfig), nil for one that is not a readable regular file.
+	configs map[string][]byte
 
 	// Reused between command lines (the analysis is pooled by the Gate):
 	// storage for the first commands, one collector per nesting level of
@@ -101,6 +104,7 @@ func (a *analysis) reset(g *Gate) {
 	clear(a.seen)
 	clear(a.places)
 	clear(a.dirs)
+	clear(a.configs)
 }
 
 // siteKind is what kind of place a command comes from.
