@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -242,5 +243,27 @@ func TestKeptCacheBounded(t *testing.T) {
 	}
 	if _, ok := c.get("/again", k); ok {
 		t.Error("the listing from before the change is still served")
+	}
+}
+
+// TestConfigFIFODoesNotHang: a repository whose config is a named pipe
+// (git would block reading it too) does not hang the gate: only regular
+// files are read.
+func TestConfigFIFODoesNotHang(t *testing.T) {
+	t.Parallel()
+	tr := newRealTree(t)
+	tr.files(t, map[string]string{"ws/.git/HEAD": "ref: refs/heads/main\n"})
+	if err := syscall.Mkfifo(tr.ws+"/.git/config", 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	done := make(chan Verdict, 1)
+	go func() { done <- tr.g.Decide(t.Context(), "git commit -m x", Input{Sandboxed: true}).Verdict }()
+	select {
+	case v := <-done:
+		if v != VerdictAllow {
+			t.Errorf("git commit: %s, want allow", v)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the gate hangs reading a repository's config that is a named pipe")
 	}
 }

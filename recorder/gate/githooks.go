@@ -128,7 +128,7 @@ func (a *analysis) findHooksDir(dir, global string) string {
 		return ""
 	}
 	hooksDir := common + "/hooks"
-	p := coreKeyIn(common+"/config", "hookspath")
+	p := coreKey(a.readConfig(common+"/config"), "hookspath")
 	if p == "" {
 		p = global
 	}
@@ -202,13 +202,9 @@ func gitFileTarget(top string) string {
 
 // coreKeyIn returns the value of core.<key> (key in lower case) as a git
 // configuration file sets it, or "" when it does not (or the file cannot
-// be read).
+// be read, or is not a regular file: a named pipe would block).
 func coreKeyIn(file, key string) string {
-	b, err := readFile(file)
-	if err != nil {
-		return ""
-	}
-	return coreKey(b, key)
+	return coreKey(readConfig(file), key)
 }
 
 // coreKey returns the value of core.<key> (key in lower case) as the git
