@@ -14,9 +14,11 @@ import (
 // the descriptor into non-blocking mode and tries to add it to the
 // network poller, five more system calls for a regular file, which cost
 // more than the read itself for the small files the gate looks at (go.mod,
-// .git/config).
+// .git/config). It opens non-blocking, which changes nothing for a
+// regular file, so that a named pipe put in a file's place is read at once
+// (as empty, or an error) instead of waiting for a writer.
 func readFileInto(p string, buf []byte, limit int) ([]byte, error) {
-	fd, err := openRetry(p, unix.O_RDONLY|unix.O_CLOEXEC)
+	fd, err := openRetry(p, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK)
 	if err != nil {
 		return buf, err
 	}

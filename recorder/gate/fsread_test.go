@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestReadDirAsOSReadDir: the gate's directory listing gives the names,
@@ -156,4 +158,29 @@ func FuzzContainsFoldASCII(f *testing.F) {
 			t.Errorf("%q: containsFoldASCII %v, bytes.ToLower %v", b, got, want)
 		}
 	})
+}
+
+// TestReadFileNamedPipe: a named pipe with no writer reads at once, as
+// empty, instead of blocking the gate.
+func TestReadFileNamedPipe(t *testing.T) {
+	p := t.TempDir() + "/fifo"
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		b, err := readFile(p)
+		if err == nil && len(b) != 0 {
+			err = fmt.Errorf("read %q from a pipe nobody writes", b)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("readFile blocks on a named pipe")
+	}
 }
