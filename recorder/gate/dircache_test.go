@@ -42,12 +42,6 @@ func TestKeptListingsFollowChanges(t *testing.T) {
 	if n := len(g.listings.m); n < 4 {
 		t.Fatalf("the gate kept %d listings of a settled tree after two lines, want every folder the walk read", n)
 	}
-	if _, ok := g.goLines.m[tr.ws+"/go.mod"]; !ok {
-		t.Fatalf("the gate did not keep go.mod's lines: %v", g.goLines.m)
-	}
-	if _, ok := g.configs.m[tr.ws+"/.git/config"]; !ok {
-		t.Fatalf("the gate did not keep .git/config: %v", g.configs.m)
-	}
 	// The remote's address given a token.
 	tr.files(t, map[string]string{"ws/.git/config": "[remote \"origin\"]\n\turl = https://x:ghp_secret@example.com/o/r.git\n"})
 	tr.check(t, g, []fsCase{{"git remote -v", VerdictAsk}})
@@ -89,8 +83,8 @@ func TestListingsKeptOnlyWhenSettled(t *testing.T) {
 	settled := settledTree(t)
 	once := settled.gate(t, Options{})
 	settled.check(t, once, []fsCase{{"grep -r TODO .", VerdictAllow}})
-	if n := len(once.listings.m) + len(once.goLines.m); n != 0 {
-		t.Errorf("a gate that decided one line kept %d listings or files", n)
+	if n := len(once.listings.m); n != 0 {
+		t.Errorf("a gate that decided one line kept %d listings", n)
 	}
 }
 
@@ -215,19 +209,19 @@ func TestKeptHooksListing(t *testing.T) {
 // TestKeptCacheBounded: what a gate keeps stays under maxKeptWeight, and
 // a path kept again replaces its old weight.
 func TestKeptCacheBounded(t *testing.T) {
-	var c keptCache[[]dirEntry]
+	var c dirCache
 	old := time.Now()
 	k := dirKey{ino: 1, mtime: old.Add(-time.Hour).UnixNano(), ctime: old.Add(-time.Hour).UnixNano()}
 	big := make([]dirEntry, 4097)
 	for i := range 200 {
-		c.put(fmt.Sprintf("/d%d", i), k, big, len(big), old)
-		c.put("/again", k, big[:10], 10, old)
+		c.put(fmt.Sprintf("/d%d", i), k, big, old)
+		c.put("/again", k, big[:10], old)
 		if c.weight > maxKeptWeight {
 			t.Fatalf("after %d listings the cache weighs %d, more than %d", i+1, c.weight, maxKeptWeight)
 		}
 		sum := 0
 		for _, v := range c.m {
-			sum += v.weight
+			sum += len(v.entries) + 1
 		}
 		if sum != c.weight {
 			t.Fatalf("the cache counts %d but holds %d", c.weight, sum)
@@ -237,7 +231,7 @@ func TestKeptCacheBounded(t *testing.T) {
 		t.Error("the listing kept last was dropped")
 	}
 	unsettled := dirKey{ino: 2, mtime: old.UnixNano(), ctime: old.UnixNano()}
-	c.put("/again", unsettled, big[:3], 3, old)
+	c.put("/again", unsettled, big[:3], old)
 	if _, ok := c.get("/again", unsettled); ok {
 		t.Error("a listing read a moment after its folder changed was kept")
 	}

@@ -535,6 +535,15 @@ func TestGitHooksAreAgentCode(t *testing.T) {
 	if r := g.Decide(t.Context(), "git commit -m x", Input{}); r.AgentCode {
 		t.Errorf("git commit runs no pre-push hook: %v", r.Reasons)
 	}
+	// core.hooksPath set in a file the user's ~/.gitconfig includes.
+	os.WriteFile(tr.ws+"/.git/config", []byte("[core]\n\tbare = false\n"), 0o644)
+	os.MkdirAll(tr.home+"/githooks", 0o755)
+	os.WriteFile(tr.home+"/githooks/pre-commit", []byte("#!/bin/sh\n"), 0o755)
+	os.WriteFile(tr.home+"/.gitconfig", []byte("[include]\n\tpath = .gitconfig-hooks\n"), 0o644)
+	os.WriteFile(tr.home+"/.gitconfig-hooks", []byte("[core]\n\thooksPath = ~/githooks\n"), 0o644)
+	if r := tr.gate(t, Options{}).Decide(t.Context(), "git commit -m x", Input{}); !r.AgentCode {
+		t.Errorf("git commit with a pre-commit hook under the core.hooksPath ~/.gitconfig includes: %v", r.Reasons)
+	}
 }
 
 // TestTmpdirWordFollowsLinksOnDisk: $TMPDIR/… is a temporary file only

@@ -38,11 +38,30 @@ func (a *analysis) listDir(p string) ([]dirEntry, error) {
 		return a.readEntries(fd)
 	}
 	entries, err := a.readEntries(fd)
-	if err == nil {
-		a.g.listings.put(p, dirKeyOf(&st), entries, len(entries), now)
+	var fs unix.Statfs_t
+	if err == nil && unix.Fstatfs(fd, &fs) == nil && keptFilesystem(uint32(fs.Type)) {
+		a.g.listings.put(p, dirKeyOf(&st), entries, now)
 	}
 	return entries, err
 }
+
+// keptFilesystem reports the filesystems whose directories the kernel
+// stamps with the time of every change to their names (dirCache): local
+// disk filesystems, tmpfs, and overlayfs (whose changes land in its upper
+// directory). procfs, sysfs, cgroupfs and devpts list new names without
+// moving their times; FUSE and network filesystems report the times they
+// are given.
+func keptFilesystem(magic uint32) bool {
+	switch magic {
+	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.TMPFS_MAGIC, unix.F2FS_SUPER_MAGIC,
+		unix.OVERLAYFS_SUPER_MAGIC, unix.BCACHEFS_SUPER_MAGIC, zfsSuperMagic:
+		return true
+	}
+	return false
+}
+
+// zfsSuperMagic is OpenZFS's f_type (x/sys/unix does not name it).
+const zfsSuperMagic = 0x2fc12fc1
 
 // readEntries reads the open directory fd in name order.
 func (a *analysis) readEntries(fd int) ([]dirEntry, error) {

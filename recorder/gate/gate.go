@@ -99,8 +99,8 @@ type Gate struct {
 	// the temporary directories) to their real paths, longest first.
 	known              []knownDir
 	protected          []string
-	globalHooks        sync.Once // reads globalHooksDir
-	globalHooksDir     string
+	globalHooks        sync.Once // reads globalHooksDirs
+	globalHooksDirs    []string
 	globalExcludes     sync.Once // reads globalExcludesPath
 	globalExcludesPath string
 	goInstalled        sync.Once // reads goVersion
@@ -113,8 +113,6 @@ type Gate struct {
 	// gate keeps the listings it reads (dirCache).
 	lines    atomic.Int64
 	listings dirCache
-	goLines  keptCache[[]string] // go.mod and go.work: their go and toolchain lines
-	configs  keptCache[[]byte]   // git configuration files
 }
 
 // New builds a gate from opts.

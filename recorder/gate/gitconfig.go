@@ -4,7 +4,6 @@ import (
 	"os"
 	"path"
 	"strings"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -60,9 +59,9 @@ func readConfig(p string) []byte {
 	return data
 }
 
-// readConfig is the package's readConfig, read once per command line; a
-// gate deciding many lines keeps what it read while the file stays the
-// same (dirCache).
+// readConfig is the package's readConfig, read once per command line
+// (never kept across lines: a file's state as stat(2) gives it does not
+// tell a change made through a shared memory mapping).
 func (a *analysis) readConfig(p string) []byte {
 	if data, ok := a.configs[p]; ok {
 		return data
@@ -77,23 +76,13 @@ func (a *analysis) readConfig(p string) []byte {
 
 // loadConfig reads the git configuration file p as readConfig does.
 func (a *analysis) loadConfig(p string) []byte {
-	now := time.Now() // before the file's state (dirCache)
 	var st unix.Stat_t
 	if a.statPath(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxConfigFile {
 		return nil
 	}
-	key := dirKeyOf(&st)
-	if a.keepListings {
-		if data, ok := a.g.configs.get(p, key); ok {
-			return data
-		}
-	}
 	data, err := readFileInto(p, nil, maxConfigFile)
 	if err != nil || len(data) > maxConfigFile {
 		return nil
-	}
-	if a.keepListings {
-		a.g.configs.put(p, key, data, len(data)/64, now)
 	}
 	return data
 }
@@ -293,19 +282,25 @@ func (g *Gate) expandHome(p string) string {
 // repository's, and the files they include (every include, whatever its
 // condition), up to maxConfigIncludes.
 func (a *analysis) gitConfigFiles(gitDir, common string) []string {
-	g := a.g
-	files := g.userConfigFiles()
+	files := a.g.userConfigFiles()
 	if common != "" {
 		files = append(files, common+"/config", gitDir+"/config.worktree")
 	}
+	return configWithIncludes(files, a.readConfig, a.g.expandHome)
+}
+
+// configWithIncludes is files and the files they include (every include,
+// whatever its condition, a relative one from the including file's
+// folder), up to maxConfigIncludes, each read with read.
+func configWithIncludes(files []string, read func(string) []byte, expandHome func(string) string) []string {
 	for i := 0; i < len(files) && len(files) < maxConfigIncludes; i++ {
-		data := a.readConfig(files[i])
+		data := read(files[i])
 		if data == nil || !includes(data) {
 			continue
 		}
 		for _, e := range parseConfig(data) {
 			if (e.section == "include" || e.section == "includeif") && e.name == "path" && e.value != "" {
-				p := g.expandHome(e.value)
+				p := expandHome(e.value)
 				if !path.IsAbs(p) {
 					p = path.Join(path.Dir(files[i]), p)
 				}

@@ -59,10 +59,17 @@ func (a *analysis) runsHook(dir, sub string) (string, bool) {
 	if len(names) == 0 {
 		return "", false
 	}
-	hooks := a.repoHooksDir(dir)
-	if hooks == "" {
-		return "", false
+	for _, hooks := range a.repoHooksDirs(dir) {
+		if h, ok := a.hookIn(hooks, names); ok {
+			return h, true
+		}
 	}
+	return "", false
+}
+
+// hookIn returns the first of names that is an executable file in the
+// folder hooks.
+func (a *analysis) hookIn(hooks string, names []string) (string, bool) {
 	var listed []dirEntry
 	whole := false // listed holds every name in the folder
 	if a.keepListings {
@@ -87,58 +94,74 @@ func (a *analysis) runsHook(dir, sub string) (string, bool) {
 // maxGitUp bounds how many directories are searched upwards for a .git.
 const maxGitUp = 64
 
-// repoHooksDir is the hooks directory of the repository that dir lies in
-// (its hooks folder, or core.hooksPath), "" when there is no repository.
-func (a *analysis) repoHooksDir(dir string) string {
+// repoHooksDirs are the folders the repository that dir lies in may take
+// its hooks from (its hooks folder, or core.hooksPath), nil when there is
+// no repository.
+func (a *analysis) repoHooksDirs(dir string) []string {
 	if dir == "" {
 		dir = a.g.root
 	}
 	if h, ok := a.hooksSeen[dir]; ok {
 		return h
 	}
-	hooks := a.findHooksDir(dir, a.g.globalHooksPath())
+	hooks := a.findHooksDirs(dir, a.g.globalHooksPaths())
 	if a.hooksSeen == nil {
-		a.hooksSeen = map[string]string{}
+		a.hooksSeen = map[string][]string{}
 	}
 	a.hooksSeen[dir] = hooks
 	return hooks
 }
 
-// globalHooksPath is core.hooksPath as the user's and the system's git
-// configuration set it (the last file that sets it, as git reads them),
+// globalHooksPaths are the values of core.hooksPath that the user's and
+// the system's git configuration set, in the files they include too,
 // read once per gate: those files lie outside the work tree, where no
-// allowed command writes.
-func (g *Gate) globalHooksPath() string {
+// allowed command writes (the MCP server drops its gates after a command
+// that ran outside the sandbox).
+func (g *Gate) globalHooksPaths() []string {
 	g.globalHooks.Do(func() {
-		for _, f := range g.userConfigFiles() {
+		for _, f := range configWithIncludes(g.userConfigFiles(), readConfig, g.expandHome) {
 			if p := coreKeyIn(f, "hookspath"); p != "" {
-				g.globalHooksDir = g.expandHome(p)
+				g.globalHooksDirs = append(g.globalHooksDirs, g.expandHome(p))
 			}
 		}
 	})
-	return g.globalHooksDir
+	return g.globalHooksDirs
 }
 
-// findHooksDir finds the hooks directory of the repository around dir;
-// global is the user's core.hooksPath, which the repository's own
-// configuration overrides.
-func (a *analysis) findHooksDir(dir, global string) string {
+// findHooksDirs finds the folders the repository around dir may take its
+// hooks from: every core.hooksPath its own configuration sets (in
+// .git/config, config.worktree, or a file they include, whatever the
+// include's condition: git takes the last that applies, the gate looks in
+// each), else every one global sets, else its hooks folder.
+func (a *analysis) findHooksDirs(dir string, global []string) []string {
 	top, gitDir, common := a.repoAround(dir)
 	if gitDir == "" {
-		return ""
+		return nil
 	}
-	hooksDir := common + "/hooks"
-	p := coreKey(a.readConfig(common+"/config"), "hookspath")
-	if p == "" {
-		p = global
+	local := []string{common + "/config"}
+	if containsFoldASCII(a.readConfig(common+"/config"), "worktreeconfig") {
+		local = append(local, gitDir+"/config.worktree")
 	}
-	if p != "" {
+	var values []string
+	for _, f := range configWithIncludes(local, a.readConfig, a.g.expandHome) {
+		if p := coreKey(a.readConfig(f), "hookspath"); p != "" {
+			values = append(values, p)
+		}
+	}
+	if len(values) == 0 {
+		values = global
+	}
+	if len(values) == 0 {
+		return []string{common + "/hooks"}
+	}
+	dirs := make([]string, 0, len(values))
+	for _, p := range values {
 		if p = a.g.expandHome(p); !path.IsAbs(p) {
 			p = top + "/" + p // relative to the work tree's top, as git reads it
 		}
-		hooksDir = path.Clean(p)
+		dirs = append(dirs, path.Clean(p))
 	}
-	return hooksDir
+	return dirs
 }
 
 // repoAround finds the repository git uses when run in dir: the top of

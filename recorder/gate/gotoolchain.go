@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -34,14 +33,12 @@ func (c *call) goToolchainSwitch() string {
 			return "this line writes " + b + " first, which can make go download the toolchain it names, the name in the request"
 		}
 	}
-	// The clock is read before the files' states (goVersionsIn).
-	now := time.Now()
 	for _, name := range [...]string{"go.work", "go.mod"} {
-		file, st := c.a.findUp(dir, name)
+		file := c.a.findUp(dir, name)
 		if file == "" {
 			continue
 		}
-		for _, want := range c.a.goVersionsIn(file, &st, now) {
+		for _, want := range c.a.goVersionsIn(file) {
 			if want == "default" || want == "local" {
 				continue
 			}
@@ -61,19 +58,19 @@ func (c *call) goToolchainSwitch() string {
 }
 
 // findUp is the path of name in dir or the nearest parent holding it, or
-// "", and what stat(2) says of it.
-func (a *analysis) findUp(dir, name string) (string, unix.Stat_t) {
+// "".
+func (a *analysis) findUp(dir, name string) string {
 	var st unix.Stat_t // not os.Stat, which allocates what it returns
 	for i, d := 0, path.Clean(dir); i < maxGitUp; i++ {
 		if a.statIn(d, name, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
-			return d + "/" + name, st
+			return d + "/" + name
 		}
 		if d == "/" || d == "." || d == "" {
-			return "", st
+			return ""
 		}
 		d = path.Dir(d)
 	}
-	return "", st
+	return ""
 }
 
 // maxGoModBytes bounds the go.mod or go.work file read for its go and
@@ -82,21 +79,12 @@ func (a *analysis) findUp(dir, name string) (string, unix.Stat_t) {
 const maxGoModBytes = 16 << 20
 
 // goVersionsIn returns the values of the go and toolchain lines of a
-// go.mod or go.work file, whose state st is, as stat(2) gave it after the
-// clock said now. Every line is read, however long (go reads a toolchain
-// line after a 70 KB comment line too). A gate deciding many lines keeps
-// them while the file stays the same (dirCache).
-func (a *analysis) goVersionsIn(file string, st *unix.Stat_t, now time.Time) []string {
-	if !a.keepListings {
-		return a.readGoVersions(file)
-	}
-	key := dirKeyOf(st)
-	if v, ok := a.g.goLines.get(file, key); ok {
-		return v
-	}
-	v := a.readGoVersions(file)
-	a.g.goLines.put(file, key, v, len(v), now)
-	return v
+// go.mod or go.work file. Every line is read, however long (go reads a
+// toolchain line after a 70 KB comment line too), at every command line:
+// a file's state as stat(2) gives it does not tell a change made through a
+// shared memory mapping, so what a file holds is never kept across lines.
+func (a *analysis) goVersionsIn(file string) []string {
+	return a.readGoVersions(file)
 }
 
 // readGoVersions reads the go and toolchain lines of file.

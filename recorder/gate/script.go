@@ -47,7 +47,7 @@ type analysis struct {
 	indexes map[string]indexRead
 	// hooksSeen caches the hooks directories of the repositories looked
 	// up, by the directory they were looked up from.
-	hooksSeen map[string]string
+	hooksSeen map[string][]string
 	// sites are the sites of the script being classified (the innermost
 	// one, for scripts inside scripts).
 	sites []site

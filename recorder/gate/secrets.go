@@ -161,6 +161,20 @@ var homeSecretPlaces = func() []secretPlace {
 	return out
 }()
 
+// otherOpenFile reports /proc/PID/fd/N and /proc/PID/map_files/X (also
+// under task/TID) of a process other than the reader: opening it opens
+// the very file that process holds open, wherever it lies.
+func otherOpenFile(p string) bool {
+	parts := strings.Split(strings.TrimPrefix(p, "/proc/"), "/")
+	if len(parts) >= 3 && parts[1] == "task" {
+		parts = append(parts[:1], parts[3:]...)
+	}
+	if len(parts) < 3 || parts[0] == "self" || parts[0] == "thread-self" {
+		return false
+	}
+	return parts[1] == "fd" || parts[1] == "map_files"
+}
+
 // homeLead and systemLead are the bytes the home folder's credential
 // stores start with (a dot, or L of Library) and the second bytes of the
 // system's (after the slash): a path that does not start so lies in none
@@ -185,6 +199,9 @@ func (g *Gate) secretPath(p string) string {
 	if strings.HasPrefix(p, "/proc/") {
 		if last := p[strings.LastIndexByte(p, '/')+1:]; last == "environ" || last == "mem" {
 			return p + " holds a process's environment or memory"
+		}
+		if otherOpenFile(p) {
+			return p + " opens whatever file that process holds open, which may be a key or a browser's cookies"
 		}
 		// Anything else under /proc is judged by its name below: a name
 		// under another process's cwd or fd is a file of that process.
