@@ -6,15 +6,16 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
 // idPattern is the shape of a native session id: start time plus the first
 // twelve hex digits of a random UUID, e.g. 20260118_143052_a7b3c9d2-e4f5.
-var idPattern = regexp.MustCompile(`^\d{8}_\d{6}_[0-9a-f]{8}-[0-9a-f]{4}$`)
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{8}_\d{6}_[0-9a-f]{8}-[0-9a-f]{4}$`) })
 
 // partialPattern is what a user may type to name a session in part.
-var partialPattern = regexp.MustCompile(`^[0-9a-f_-]{1,29}$`)
+var partialPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f_-]{1,29}$`) })
 
 // NewID returns a fresh native session id for a session starting at t.
 func NewID(t time.Time) string {
@@ -26,7 +27,7 @@ func NewID(t time.Time) string {
 
 // ValidID reports whether id is a well-formed native session id. Only ids
 // that pass may become part of a path.
-func ValidID(id string) bool { return idPattern.MatchString(id) }
+func ValidID(id string) bool { return idPattern().MatchString(id) }
 
 // InvalidIDError is a session id or partial id that can never name a
 // session (path separators, control characters, wrong shape).
@@ -44,7 +45,7 @@ func (e *InvalidIDError) Hint() string {
 // checkPartial rejects anything that is not a plausible part of an id
 // before it is compared with, let alone joined to, any path.
 func checkPartial(s string) error {
-	if !partialPattern.MatchString(strings.ToLower(s)) || strings.ToLower(s) != s {
+	if !partialPattern().MatchString(strings.ToLower(s)) || strings.ToLower(s) != s {
 		return &InvalidIDError{ID: s}
 	}
 	return nil

@@ -279,7 +279,7 @@ func (j *Joined) Find(ctx context.Context, id string) (Info, error) {
 	prefix, part, prefixed := strings.Cut(id, ":")
 	if !prefixed {
 		prefix, part = "", id
-		if !findablePart.MatchString(id) {
+		if !findablePart().MatchString(id) {
 			if err := checkPartial(id); err != nil {
 				return Info{}, err
 			}
@@ -330,7 +330,7 @@ func (j *Joined) Find(ctx context.Context, id string) (Info, error) {
 
 // findablePart is what may be a part of a listed session's id: of a
 // native id, a uuid, or a transcript's file name.
-var findablePart = regexp.MustCompile(`^[0-9A-Za-z._-]{1,100}$`)
+var findablePart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9A-Za-z._-]{1,100}$`) })
 
 // matchID tells whether session id x is the id asked for (exactly, or by
 // its uuid alone) or contains the part asked for; with a prefix (claude,

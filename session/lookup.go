@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cuff-dev/cuff/transcript"
@@ -141,7 +142,7 @@ func (e *DateError) Hint() string {
 	return "Expected: YYYY-MM-DD or relative format (e.g., '7d', '2w', '1m')"
 }
 
-var relativePattern = regexp.MustCompile(`^(\d{1,5})([hdwmy])$`)
+var relativePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{1,5})([hdwmy])$`) })
 
 // ParseSince reads a point in time given as YYYY-MM-DD (local midnight) or
 // relative to now: 12h, 7d, 2w, 1m (30 days), 1y (365 days).
@@ -150,7 +151,7 @@ func ParseSince(value string, now time.Time) (time.Time, error) {
 	if t, err := time.ParseInLocation("2006-01-02", v, time.Local); err == nil {
 		return t, nil
 	}
-	m := relativePattern.FindStringSubmatch(v)
+	m := relativePattern().FindStringSubmatch(v)
 	if m == nil {
 		return time.Time{}, &DateError{Value: value}
 	}
@@ -160,7 +161,7 @@ func ParseSince(value string, now time.Time) (time.Time, error) {
 
 // ParseAge reads a length of time in the relative forms of ParseSince.
 func ParseAge(value string) (time.Duration, error) {
-	m := relativePattern.FindStringSubmatch(strings.TrimSpace(value))
+	m := relativePattern().FindStringSubmatch(strings.TrimSpace(value))
 	if m == nil {
 		return 0, &DateError{Value: value}
 	}

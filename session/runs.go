@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cuff-dev/cuff/internal/atomicfile"
@@ -115,13 +116,16 @@ func (s *Store) Runs(f RunFilter) ([]Run, error) {
 	return runs, nil
 }
 
-// runIDPattern is the id of an event: e_<session id>_<seq>.
-var runIDPattern = regexp.MustCompile(`^e_(\d{8}_\d{6}_[0-9a-f]{8}-[0-9a-f]{4})_(\d{1,12})$`)
+// runIDPattern is the id of an event: e_<session id>_<seq>; compiled when
+// first used, not at every start of the hook.
+var runIDPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^e_(\d{8}_\d{6}_[0-9a-f]{8}-[0-9a-f]{4})_(\d{1,12})$`)
+})
 
 // FindRun returns the run whose bash_run event has id (e_<session>_<seq>),
 // or whose id ends with the given part.
 func (s *Store) FindRun(id string) (*Run, error) {
-	if m := runIDPattern.FindStringSubmatch(id); m != nil {
+	if m := runIDPattern().FindStringSubmatch(id); m != nil {
 		runs, err := s.Runs(RunFilter{SessionID: m[1]})
 		if err != nil {
 			return nil, err
@@ -133,7 +137,7 @@ func (s *Store) FindRun(id string) (*Run, error) {
 		}
 		return nil, &RunNotFoundError{ID: id}
 	}
-	if !regexp.MustCompile(`^[0-9a-f_e-]{1,60}$`).MatchString(id) {
+	if !runPartPattern().MatchString(id) {
 		return nil, &RunNotFoundError{ID: id}
 	}
 	runs, err := s.Runs(RunFilter{})
@@ -299,3 +303,6 @@ func dropLine(line []byte, gone map[string]bool) bool {
 	}
 	return (ev.Type == transcript.TypeBashRun || ev.Type == transcript.TypeBashStart) && gone[ev.CallID]
 }
+
+// runPartPattern is what may be part of a run id.
+var runPartPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f_e-]{1,60}$`) })

@@ -3,6 +3,7 @@ package gate
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -56,11 +57,11 @@ func jqProgram(name string) bool {
 
 // jqModule finds jq's import and include directives, which load a module
 // the gate does not see.
-var jqModule = regexp.MustCompile(`(^|[^A-Za-z0-9_$.])(import|include)\s*"`)
+var jqModule = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[^A-Za-z0-9_$.])(import|include)\s*"`) })
 
 // yqEnv finds yq's environment operators: env(NAME), strenv(NAME) and
 // envsubst.
-var yqEnv = regexp.MustCompile(`(^|[^A-Za-z0-9_$.])(str)?env\s*\(|envsubst`)
+var yqEnv = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[^A-Za-z0-9_$.])(str)?env\s*\(|envsubst`) })
 
 // programEnv says why a jq-like program may read the environment, or "":
 // its program text reads it ($ENV, env, yq's env(NAME)), or the program
@@ -79,13 +80,13 @@ func (c *call) programEnv() string {
 		switch {
 		case v == "--":
 			return ""
-		case strings.Contains(v, "$ENV") || jqEnv.MatchString(v) || yqEnv.MatchString(v):
+		case strings.Contains(v, "$ENV") || jqEnv().MatchString(v) || yqEnv().MatchString(v):
 			return c.name + " reads the environment ($ENV, env)"
 		case v == "--from-file" || strings.HasPrefix(v, "--from-file="):
 			return c.name + " " + v + " runs a program from a file, which the gate does not read: it may print the environment"
 		case v == "--library-path" || strings.HasPrefix(v, "--library-path=") || strings.HasPrefix(v, "-L"):
 			return c.name + " " + v + " loads modules the gate does not read: they may print the environment"
-		case jqModule.MatchString(v):
+		case jqModule().MatchString(v):
 			return c.name + " loads a module the gate does not read (import, include): it may print the environment"
 		case yq && v == "-f" && i+1 < len(c.args) && c.args[i+1].val != "extract" && c.args[i+1].val != "process":
 			// mikefarah's yq takes -f for --front-matter; the Python yq
@@ -101,7 +102,7 @@ func (c *call) programEnv() string {
 			if strings.IndexByte(s.text, lineHole) >= 0 || s.list != nil {
 				return c.name + " runs the program " + c.args[i].val + ", made from output the gate cannot see: it may print the environment"
 			}
-			if strings.Contains(s.text, "$ENV") || jqEnv.MatchString(s.text) || yqEnv.MatchString(s.text) || jqModule.MatchString(s.text) {
+			if strings.Contains(s.text, "$ENV") || jqEnv().MatchString(s.text) || yqEnv().MatchString(s.text) || jqModule().MatchString(s.text) {
 				return c.name + " runs the program " + c.args[i].val + ", which may be " + s.text + ": it reads the environment"
 			}
 		}
@@ -1026,7 +1027,7 @@ func (c *call) configDump() string {
 			if !x.static() {
 				return "envsubst " + x.val + " puts the values of variables only known at run time in its output"
 			}
-			for _, m := range envName.FindAllStringSubmatch(x.val, -1) {
+			for _, m := range envName().FindAllStringSubmatch(x.val, -1) {
 				if secretVar(m[1]) {
 					return "envsubst puts the value of $" + m[1] + ", which holds a secret, in its output"
 				}
@@ -1052,7 +1053,7 @@ func (c *call) configDump() string {
 }
 
 // envName finds $NAME and ${NAME} in envsubst's list of variables.
-var envName = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`) })
 
 // shellSet reports variables that bash sets from what the line's own
 // commands do: $_ (the last word of the command before: ls .env; cat $_),

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cuff-dev/cuff/recorder/gate/internal/gitignore"
 	"mvdan.cc/sh/v3/syntax"
@@ -620,7 +621,9 @@ func globMatchName(pattern, name string) (bool, error) {
 	return path.Match(pattern, name)
 }
 
-var expansion = regexp.MustCompile(`\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9$#!?*@-]|` + "`[^`]*`")
+var expansion = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9$#!?*@-]|` + "`[^`]*`")
+})
 
 // secretWord says why reading the path word x reads credentials, or "":
 // with recursive, a directory with all below it, hidden files with hidden.
@@ -639,10 +642,10 @@ func (a *analysis) secretIn(x arg, rd reading) string {
 		if why := a.secretMention(x.val); why != "" {
 			return why
 		}
-		pat := expansion.ReplaceAllString(x.val, "*")
+		pat := expansion().ReplaceAllString(x.val, "*")
 		for _, p := range [...]string{"$HOME", "${HOME}"} {
 			if strings.HasPrefix(x.val, p) && a.g.home != "" {
-				pat = a.g.home + expansion.ReplaceAllString(x.val[len(p):], "*")
+				pat = a.g.home + expansion().ReplaceAllString(x.val[len(p):], "*")
 			}
 		}
 		return a.secretPattern(pat)
@@ -805,7 +808,7 @@ func (c *call) secretReads() {
 			c.secretRead(c.name + " reads " + x.val + ": " + why)
 			return
 		}
-		if x.dyn && dataSubst.MatchString(x.val) && !(i == firstOperand(c.args) && patternFirst(c.name)) {
+		if x.dyn && dataSubst().MatchString(x.val) && !(i == firstOperand(c.args) && patternFirst(c.name)) {
 			c.secretRead(c.name + " reads " + x.val + ", a name printed from data the gate cannot see, which may name credential files")
 			return
 		}
@@ -1072,7 +1075,9 @@ func patternFirst(name string) bool {
 // dataSubst matches a word that is a command substitution printing what a
 // file or an input holds (cat $(cat list), $(<list)), so a name in it may
 // be any file's.
-var dataSubst = regexp.MustCompile("^(\\$\\(|\x60)\\s*(<|(cat|head|tail|sort|uniq|tac|rev|cut|tr|awk|sed|jq|xargs|paste|shuf)(\\s|$))")
+var dataSubst = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("^(\\$\\(|\x60)\\s*(<|(cat|head|tail|sort|uniq|tac|rev|cut|tr|awk|sed|jq|xargs|paste|shuf)(\\s|$))")
+})
 
 // envDump reports commands that print the environment or every shell
 // variable, secrets among them.
@@ -1141,7 +1146,7 @@ func (c *call) envDump() string {
 		return c.name + " reads stored secrets"
 	case "jq", "gojq", "jaq":
 		for _, x := range args {
-			if strings.Contains(x.val, "$ENV") || jqEnv.MatchString(x.val) {
+			if strings.Contains(x.val, "$ENV") || jqEnv().MatchString(x.val) {
 				return c.name + " reads the environment ($ENV, env)"
 			}
 		}
@@ -1150,7 +1155,7 @@ func (c *call) envDump() string {
 }
 
 // jqEnv finds jq's env builtin (env, env.X), not words that merely hold it.
-var jqEnv = regexp.MustCompile(`(^|[^A-Za-z0-9_$.])env\b`)
+var jqEnv = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[^A-Za-z0-9_$.])env\b`) })
 
 // onlyOptions reports an argument list with no operand.
 func onlyOptions(args []arg) bool {

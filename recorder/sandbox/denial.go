@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -51,15 +52,21 @@ var permissionWords = []string{"permission denied", "operation not permitted", "
 
 var (
 	// addrPattern finds host:port (or "host port N") in network errors.
-	addrPattern = regexp.MustCompile(`(\[[0-9A-Fa-f:.]+\]|(?:\d{1,3}\.){3}\d{1,3}|localhost)(?::| port )(\d{1,5})\b`)
+	addrPattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(\[[0-9A-Fa-f:.]+\]|(?:\d{1,3}\.){3}\d{1,3}|localhost)(?::| port )(\d{1,5})\b`)
+	})
 	// netWords mark a message about the network.
-	netWords = regexp.MustCompile(`(?i)\b(connect|dial|bind|listen|socket|network)\b`)
+	netWords = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(connect|dial|bind|listen|socket|network)\b`) })
 	// specialFile marks a message about making a link, pipe or socket,
 	// which the shared temporary folders refuse although files may be
 	// written there.
-	specialFile = regexp.MustCompile(`(?i)\b(symbolic link|symlink|fifo|named pipe|socket|bind)\b`)
+	specialFile = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(symbolic link|symlink|fifo|named pipe|socket|bind)\b`)
+	})
 	// quoted finds quoted words: 'x', "x", ‘x’, “x”, `x'.
-	quoted = regexp.MustCompile("'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”|`([^'`]+)'")
+	quoted = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”|`([^'`]+)'")
+	})
 )
 
 // Denials reads a command's output for the permission errors this policy
@@ -99,16 +106,16 @@ func (p *Policy) Denials(dir string, outputs ...string) []Denial {
 					path = filepath.Join(dir, path)
 				}
 				real := realPath(path)
-				if (!p.Writes(real) || p.sharedOnly(real) && specialFile.MatchString(line)) && userMayWrite(real) {
+				if (!p.Writes(real) || p.sharedOnly(real) && specialFile().MatchString(line)) && userMayWrite(real) {
 					add(Denial{Op: "write", Path: real, Line: line})
 					found = true
 				}
 			}
-			if found || p.Net || !netWords.MatchString(line) {
+			if found || p.Net || !netWords().MatchString(line) {
 				continue
 			}
 			d := Denial{Op: netOp(lower), Line: line}
-			if m := addrPattern.FindStringSubmatch(line); m != nil {
+			if m := addrPattern().FindStringSubmatch(line); m != nil {
 				d.Addr = m[1] + ":" + m[2]
 			}
 			add(d)
@@ -147,21 +154,21 @@ func netOp(lower string) string {
 // and bare words holding a slash (trailing punctuation dropped).
 func pathsIn(line string) []string {
 	var out []string
-	for _, m := range quoted.FindAllStringSubmatch(line, -1) {
+	for _, m := range quoted().FindAllStringSubmatch(line, -1) {
 		for _, g := range m[1:] {
 			if g != "" && !strings.ContainsAny(g, "\n\x00") {
 				out = append(out, g)
 			}
 		}
 	}
-	rest := quoted.ReplaceAllString(line, " ")
+	rest := quoted().ReplaceAllString(line, " ")
 	for i, w := range strings.Fields(rest) {
 		if i == 0 && strings.HasSuffix(w, ":") && isProgram(strings.TrimSuffix(w, ":")) {
 			continue // the program that prints the message: "/usr/bin/sh: 1: cannot create …"
 		}
 		w = strings.TrimRight(w, ":,;.)")
 		w = strings.TrimLeft(w, "(")
-		if strings.Contains(w, "/") && !strings.Contains(w, "://") && !addrPattern.MatchString(w) {
+		if strings.Contains(w, "/") && !strings.Contains(w, "://") && !addrPattern().MatchString(w) {
 			out = append(out, w)
 		}
 	}
