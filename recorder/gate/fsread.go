@@ -18,12 +18,30 @@ import (
 // regular file, so that a named pipe put in a file's place is read at once
 // (as empty, or an error) instead of waiting for a writer.
 func readFileInto(p string, buf []byte, limit int) ([]byte, error) {
+	return readFileSized(p, buf, limit, -1)
+}
+
+// readFileSized is readFileInto for a file that stat(2) just said holds
+// size bytes (buf empty): once it has read that many it stops, without the
+// read that would find the end. What it returns is the file as it was when
+// looked at; a file that grows after that is like one changed after it was
+// read, which the gate cannot see either. A size of 0 says nothing (files
+// of /proc report it and hold text): then it reads to the end.
+func readFileSized(p string, buf []byte, limit int, size int64) ([]byte, error) {
 	fd, err := openRetry(p, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK)
 	if err != nil {
 		return buf, err
 	}
 	defer unix.Close(fd)
+	if size <= 0 {
+		size = -1
+	} else if limit < 0 || size <= int64(limit) {
+		buf = slices.Grow(buf, int(size)+1)
+	}
 	for {
+		if size > 0 && int64(len(buf)) == size {
+			return buf, nil
+		}
 		if limit >= 0 && len(buf) > limit {
 			return buf, nil
 		}

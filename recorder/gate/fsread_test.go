@@ -184,3 +184,29 @@ func TestReadFileNamedPipe(t *testing.T) {
 		t.Fatal("readFile blocks on a named pipe")
 	}
 }
+
+// TestReadFileSized: a file read with the size stat gave is read whole;
+// one that grew since is read at least as it was; a size of 0 (a /proc
+// file's) reads to the end.
+func TestReadFileSized(t *testing.T) {
+	p := t.TempDir() + "/f"
+	body := "go 1.21\ntoolchain go1.22.0\n"
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := readFileSized(p, nil, 1<<20, int64(len(body))); err != nil || string(b) != body {
+		t.Errorf("with its size: %q %v", b, err)
+	}
+	if b, err := readFileSized(p, nil, 1<<20, 8); err != nil || !strings.HasPrefix(string(b), "go 1.21\n") {
+		t.Errorf("with size 8 (the file grew since): %q %v", b, err)
+	}
+	if b, err := readFileSized(p, nil, 1<<20, 0); err != nil || !strings.Contains(string(b), "toolchain") {
+		t.Errorf("with size 0: %q %v", b, err)
+	}
+	if b, err := readFileSized("/proc/self/status", nil, 1<<20, 0); err != nil || !strings.Contains(string(b), "Pid:") {
+		t.Errorf("/proc/self/status: %q %v", b, err)
+	}
+	if b, err := readFileSized(p, nil, 4, 28); err != nil || len(b) != 5 {
+		t.Errorf("a limit under the size: %q %v, want the limit and one byte", b, err)
+	}
+}

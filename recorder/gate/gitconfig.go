@@ -80,7 +80,7 @@ func (a *analysis) loadConfig(p string) []byte {
 	if a.statPath(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxConfigFile {
 		return nil
 	}
-	data, err := readFileInto(p, nil, maxConfigFile)
+	data, err := readFileSized(p, nil, maxConfigFile, st.Size)
 	if err != nil || len(data) > maxConfigFile {
 		return nil
 	}

@@ -34,11 +34,11 @@ func (c *call) goToolchainSwitch() string {
 		}
 	}
 	for _, name := range [...]string{"go.work", "go.mod"} {
-		file := c.a.findUp(dir, name)
+		file, size := c.a.findUp(dir, name)
 		if file == "" {
 			continue
 		}
-		for _, want := range c.a.goVersionsIn(file) {
+		for _, want := range c.a.goVersionsIn(file, size) {
 			if want == "default" || want == "local" {
 				continue
 			}
@@ -58,19 +58,19 @@ func (c *call) goToolchainSwitch() string {
 }
 
 // findUp is the path of name in dir or the nearest parent holding it, or
-// "".
-func (a *analysis) findUp(dir, name string) string {
+// "", and its size.
+func (a *analysis) findUp(dir, name string) (string, int64) {
 	var st unix.Stat_t // not os.Stat, which allocates what it returns
 	for i, d := 0, path.Clean(dir); i < maxGitUp; i++ {
 		if a.statIn(d, name, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
-			return d + "/" + name
+			return d + "/" + name, st.Size
 		}
 		if d == "/" || d == "." || d == "" {
-			return ""
+			return "", 0
 		}
 		d = path.Dir(d)
 	}
-	return ""
+	return "", 0
 }
 
 // maxGoModBytes bounds the go.mod or go.work file read for its go and
@@ -79,17 +79,13 @@ func (a *analysis) findUp(dir, name string) string {
 const maxGoModBytes = 16 << 20
 
 // goVersionsIn returns the values of the go and toolchain lines of a
-// go.mod or go.work file. Every line is read, however long (go reads a
-// toolchain line after a 70 KB comment line too), at every command line:
-// a file's state as stat(2) gives it does not tell a change made through a
-// shared memory mapping, so what a file holds is never kept across lines.
-func (a *analysis) goVersionsIn(file string) []string {
-	return a.readGoVersions(file)
-}
-
-// readGoVersions reads the go and toolchain lines of file.
-func (a *analysis) readGoVersions(file string) []string {
-	data, err := readFileInto(file, a.fileBuf[:0], maxGoModBytes)
+// go.mod or go.work file of size bytes (as stat said a moment ago). Every
+// line is read, however long (go reads a toolchain line after a 70 KB
+// comment line too), at every command line: a file's state as stat(2)
+// gives it does not tell a change made through a shared memory mapping,
+// so what a file holds is never kept across lines.
+func (a *analysis) goVersionsIn(file string, size int64) []string {
+	data, err := readFileSized(file, a.fileBuf[:0], maxGoModBytes, size)
 	defer func() { a.fileBuf = keepScratch(data) }()
 	if err != nil {
 		return nil
