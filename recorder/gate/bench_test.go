@@ -42,6 +42,7 @@ func BenchmarkClassifyParallel(b *testing.B) {
 	settle(b)
 	ctx := b.Context()
 	b.ReportAllocs()
+	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		n := 0
 		for pb.Next() {
