@@ -89,7 +89,6 @@ type Rule struct {
 	prefix  string // for matchPrefix, the words before " *"
 	first   string // the first word, when it has no pattern characters
 	label   string // Label, computed once
-	desc    string // Describe, computed once
 }
 
 // Policy is an ordered list of rules: the first rule that matches a simple
@@ -161,10 +160,6 @@ func (r *Rule) compile() error {
 	if r.Source != "" {
 		r.label += " (" + r.Source + ")"
 	}
-	r.desc = fmt.Sprintf("rule %q (%s) says %s", r.pattern, r.Source, r.Action)
-	if r.Reason != "" {
-		r.desc += ": " + r.Reason
-	}
 	return nil
 }
 
@@ -189,7 +184,15 @@ func (r *Rule) Matches(text string) bool {
 func (r *Rule) Label() string { return r.label }
 
 // Describe is the reason a rule gives for its decision.
-func (r *Rule) Describe() string { return r.desc }
+func (r *Rule) Describe() string {
+	// Made when a rule decides (a few a line), not for each of the
+	// built-in policy's rules at every start of the hook.
+	desc := fmt.Sprintf("rule %q (%s) says %s", r.pattern, r.Source, r.Action)
+	if r.Reason != "" {
+		desc += ": " + r.Reason
+	}
+	return desc
+}
 
 // Match returns the first rule that matches text, or nil.
 func (p *Policy) Match(text string) *Rule {
