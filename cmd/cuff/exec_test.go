@@ -59,7 +59,7 @@ func TestExecRunsRecordsAndExitsWithTheCommandsCode(t *testing.T) {
 		{[]string{"exec", "--shell", "echo $((6*7))"}, 0, "42\n", ""},
 		{[]string{"exec", "no-such-command-xyz"}, 127, "", "CUFF-EXE-001"},
 		{[]string{"exec", "--cwd", "/", "--", "true"}, 125, "", "CUFF-EXE-005"},
-		{[]string{"exec", "--timeout", "1", "--", "sh", "-c", "echo started; sleep 30"}, 124, "started\n", "timed out"},
+		{[]string{"exec", "--timeout", "3", "--", "sh", "-c", "echo started; sleep 30"}, 124, "started\n", "timed out"}, // 3 s: the echo must come first even on a loaded machine
 		{[]string{"exec", "sh", "-c", "kill -9 $$"}, 137, "", ""},
 	}
 	for _, c := range cases {

@@ -243,7 +243,7 @@ func TestMCPExecuteCommands(t *testing.T) {
 		t.Errorf("failure: %s", resultText(res))
 	}
 
-	res, out = s.execute(t, map[string]any{"command": "echo started; sleep 30", "timeout": 1})
+	res, out = s.execute(t, map[string]any{"command": "echo started; sleep 30", "timeout": 3}) // 3 s: the echo comes first even under load
 	if !res.IsError || !out.TimedOut || out.ExitCode != nil || out.Stdout != "started\n" || !strings.Contains(resultText(res), "timed out") {
 		t.Errorf("timeout: %s", resultText(res))
 	}

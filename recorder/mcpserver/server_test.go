@@ -137,7 +137,7 @@ func TestExecuteFailures(t *testing.T) {
 	if !res.IsError || out.ExitCode == nil || *out.ExitCode != 3 || !strings.Contains(text(res), "exited with code 3") {
 		t.Errorf("exit 3: error=%v %+v %s", res.IsError, out, text(res))
 	}
-	res = ts.call(t, "bash_recorder.execute", map[string]any{"command": "echo partial; sleep 30", "timeout": 1}, nil)
+	res = ts.call(t, "bash_recorder.execute", map[string]any{"command": "echo partial; sleep 30", "timeout": 3}, nil) // 3 s: the echo comes first even under load
 	out = ExecuteResult{}
 	decode(t, res, &out)
 	if !res.IsError || !out.TimedOut || out.Stdout != "partial\n" || out.ExitCode != nil {
