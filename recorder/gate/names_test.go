@@ -250,7 +250,7 @@ func FuzzSecretVarSpelling(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		got := secretVar(name)
+		got := secretVarName(name)
 		u := strings.ToUpper(name)
 		switch {
 		case u == "PWD" || u == "OLDPWD":

@@ -371,8 +371,16 @@ func (a *analysis) listForWalk(dir string) ([]gitignore.Entry, error) {
 // errUnreadable is listForWalk's error for a directory it cannot read.
 var errUnreadable = errors.New("the directory cannot be read")
 
-// secretVar reports variable names that hold credentials.
+// secretVar reports variables that hold credentials: by their name, or,
+// for one of the environment, by a value that is an address with a
+// password or token in it (a proxy's http://user:pass@host, a database's
+// postgres://u:p@db under any name).
 func secretVar(name string) bool {
+	return secretVarName(name) || urlCredential(os.Getenv(name))
+}
+
+// secretVarName reports variable names that hold credentials.
+func secretVarName(name string) bool {
 	u := strings.ToUpper(name)
 	switch u {
 	case "SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "XAUTHORITY", "KEYMAP", "KEYTIMEOUT", "GIT_ASKPASS",

@@ -171,3 +171,22 @@ func FuzzSecretPathGrouped(f *testing.F) {
 		}
 	})
 }
+
+// TestSecretByValue: a variable of the environment whose value is an
+// address with a password in it (a proxy's, a database's) is a secret
+// whatever its name; without one it is not.
+func TestSecretByValue(t *testing.T) {
+	tr := newRealTree(t)
+	t.Setenv("HTTPS_PROXY", "http://bob:s3cret@proxy.example:3128")
+	t.Setenv("APP_DB", "postgres://app:hunter2@db.example/app")
+	t.Setenv("NO_PROXY", "localhost,127.0.0.1")
+	t.Setenv("http_proxy", "http://proxy.example:3128")
+	tr.check(t, tr.g, []fsCase{
+		{"echo $HTTPS_PROXY", VerdictAsk},
+		{"printenv HTTPS_PROXY", VerdictAsk},
+		{"echo \"db: ${APP_DB}\"", VerdictAsk},
+		{"echo $NO_PROXY", VerdictAllow},
+		{"echo $http_proxy", VerdictAllow},
+		{"test -n \"$HTTPS_PROXY\" && echo set", VerdictAllow},
+	})
+}
