@@ -47,14 +47,14 @@ func (a *analysis) listDir(p string) ([]dirEntry, error) {
 
 // keptFilesystem reports the filesystems whose directories the kernel
 // stamps with the time of every change to their names (dirCache): local
-// disk filesystems, tmpfs, and overlayfs (whose changes land in its upper
-// directory). procfs, sysfs, cgroupfs and devpts list new names without
-// moving their times; FUSE and network filesystems report the times they
-// are given.
+// disk filesystems and tmpfs. procfs, sysfs, cgroupfs and devpts list new
+// names without moving their times; FUSE and network filesystems report
+// the times they are given; overlayfs shows a name added to a lower layer
+// without stamping the merged directory (a user namespace may mount one).
 func keptFilesystem(magic uint32) bool {
 	switch magic {
 	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.TMPFS_MAGIC, unix.F2FS_SUPER_MAGIC,
-		unix.OVERLAYFS_SUPER_MAGIC, unix.BCACHEFS_SUPER_MAGIC, zfsSuperMagic:
+		unix.BCACHEFS_SUPER_MAGIC, zfsSuperMagic:
 		return true
 	}
 	return false

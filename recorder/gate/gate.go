@@ -97,18 +97,16 @@ type Gate struct {
 	// known maps directories resolved when the gate was made (the
 	// workspace root, as given and as it really is, the home folder and
 	// the temporary directories) to their real paths, longest first.
-	known              []knownDir
-	protected          []string
-	globalHooks        sync.Once // reads globalHooksDirs
-	globalHooksDirs    []string
-	globalExcludes     sync.Once // reads globalExcludesPath
-	globalExcludesPath string
-	goInstalled        sync.Once // reads goVersion
-	pathInTree         sync.Once // reads pathDirs
-	pathDirs           []pathDir // $PATH's directories, when one lies in the work tree
-	goVersion          string    // the installed Go's version (1.26.8), "" when unknown
-	parsers            sync.Pool // *syntax.Parser
-	analyses           sync.Pool // *analysis
+	known          []knownDir
+	protected      []string
+	userConfigOnce sync.Once // reads userConf
+	userConf       userConfig
+	goInstalled    sync.Once // reads goVersion
+	pathInTree     sync.Once // reads pathDirs
+	pathDirs       []pathDir // $PATH's directories, when one lies in the work tree
+	goVersion      string    // the installed Go's version (1.26.8), "" when unknown
+	parsers        sync.Pool // *syntax.Parser
+	analyses       sync.Pool // *analysis
 	// lines counts the command lines decided; from the second on, the
 	// gate keeps the listings it reads (dirCache).
 	lines    atomic.Int64

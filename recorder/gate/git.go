@@ -97,10 +97,30 @@ func (c *call) git() {
 		// "git --no-pager -C sub status".
 		c.e.ruleText = "git " + joinArgs(args[i:]).val
 	}
+	// The repository whose hooks run: the one around -C's directory (or
+	// the working directory); with --git-dir or --work-tree, or a -C only
+	// known at run time, one the gate does not look into.
+	hooksAt, hooksKnown := dir, dir != "" && gitDir == "" && !otherTree
 	if gitDir != "" || otherTree {
 		dir = "" // another repository or work tree: what it stages is not looked at
 	}
+	c.gitHooks(hooksAt, hooksKnown, sub.val)
 	c.gitSub(dir, sub.val, args[i+1:])
+}
+
+// gitHooks marks git sub as running code the agent may have written when
+// it runs a hook of the repository around dir; when that repository is not
+// known, whenever sub runs hooks at all.
+func (c *call) gitHooks(dir string, known bool, sub string) {
+	what := "git " + sub
+	switch {
+	case !known && len(hooksOf[sub]) > 0:
+		c.agentCode(what + " may run hooks of a repository the gate does not look into (--git-dir, --work-tree, or a -C only known at run time)")
+	case known:
+		if hook, ok := c.a.runsHook(dir, sub); ok {
+			c.agentCode(what + " runs the repository's " + hook + " hook")
+		}
+	}
 }
 
 // gitConfig classifies one -c key=value.
@@ -155,9 +175,6 @@ func (c *call) gitSub(dir, sub string, rest []arg) {
 	what := "git " + sub
 	if why := gitHistoryRisk(sub, rest); why != "" {
 		c.notAlways(why)
-	}
-	if hook, ok := c.a.runsHook(c.a.cwd, sub); ok {
-		c.agentCode(what + " runs the repository's " + hook + " hook")
 	}
 	for _, x := range rest {
 		if x.lead && !gitValueish(sub) {

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bytes"
 	"os"
 	"path"
 	"strings"
@@ -20,7 +21,7 @@ import (
 const maxConfigFile = 1 << 20
 
 // maxConfigIncludes bounds how many files one configuration pulls in.
-const maxConfigIncludes = 16
+const maxConfigIncludes = 64
 
 // gitConfigFileSecret says why the real path p, whose base name is base,
 // is a git configuration file that holds credentials, or "". Only files
@@ -48,14 +49,7 @@ func gitConfigFileSecret(p, base string) string {
 // readConfig reads a git configuration file, nil when it is not a
 // regular file of at most maxConfigFile bytes.
 func readConfig(p string) []byte {
-	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxConfigFile {
-		return nil
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return nil
-	}
+	data, _ := readConfigFile(p)
 	return data
 }
 
@@ -63,28 +57,44 @@ func readConfig(p string) []byte {
 // (never kept across lines: a file's state as stat(2) gives it does not
 // tell a change made through a shared memory mapping).
 func (a *analysis) readConfig(p string) []byte {
-	if data, ok := a.configs[p]; ok {
-		return data
-	}
-	data := a.loadConfig(p)
-	if a.configs == nil {
-		a.configs = map[string][]byte{}
-	}
-	a.configs[p] = data
+	data, _ := a.readConfigState(p)
 	return data
 }
 
-// loadConfig reads the git configuration file p as readConfig does.
-func (a *analysis) loadConfig(p string) []byte {
+// readConfigState is readConfigFile, once per command line.
+func (a *analysis) readConfigState(p string) ([]byte, bool) {
+	if c, ok := a.configs[p]; ok {
+		return c.data, c.usable
+	}
+	data, usable := a.loadConfig(p)
+	if a.configs == nil {
+		a.configs = map[string]configRead{}
+	}
+	a.configs[p] = configRead{data, usable}
+	return data, usable
+}
+
+// configRead is a configuration file as readConfigState read it.
+type configRead struct {
+	data   []byte
+	usable bool
+}
+
+// loadConfig reads the git configuration file p as readConfigFile does,
+// through a stat that allocates nothing.
+func (a *analysis) loadConfig(p string) ([]byte, bool) {
 	var st unix.Stat_t
-	if a.statPath(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxConfigFile {
-		return nil
+	switch err := a.statPath(p, &st); {
+	case err == unix.ENOENT || err == unix.ENOTDIR:
+		return nil, true
+	case err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxConfigFile:
+		return nil, false
 	}
 	data, err := readFileSized(p, nil, maxConfigFile, st.Size)
 	if err != nil || len(data) > maxConfigFile {
-		return nil
+		return nil, false
 	}
-	return data
+	return data, true
 }
 
 // configEntry is one key = value of a git configuration file: section and
@@ -108,6 +118,7 @@ func (e configEntry) key() string {
 func parseConfig(data []byte) []configEntry {
 	var out []configEntry
 	section, sub := "", ""
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // git skips a byte order mark
 	lines := strings.Split(string(data), "\n")
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimSpace(lines[i])
@@ -137,9 +148,52 @@ func parseConfig(data []byte) []configEntry {
 		}
 		name, value, _ := strings.Cut(line, "=")
 		out = append(out, configEntry{section: section, sub: sub, name: strings.ToLower(strings.TrimSpace(name)),
-			value: strings.Trim(strings.TrimSpace(value), "\"")})
+			value: configValue(value)})
 	}
 	return out
+}
+
+// configValue is a value as git reads it from the text after "=": a ; or
+// # outside double quotes starts a comment, quotes are dropped (a"b"c is
+// abc), \" \\ \n \t \b are escapes, and space outside quotes is kept
+// between words only.
+func configValue(s string) string {
+	var b strings.Builder
+	quoted, spaces := false, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case !quoted && (c == ';' || c == '#'):
+			return b.String()
+		case !quoted && (c == ' ' || c == '\t' || c == '\r'):
+			if b.Len() > 0 {
+				spaces++
+			}
+			continue
+		}
+		for ; spaces > 0; spaces-- {
+			b.WriteByte(' ')
+		}
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case c == '\\' && i+1 < len(s):
+			i++
+			switch s[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case 'b':
+				b.WriteByte('\b')
+			default:
+				b.WriteByte(s[i]) // \" and \\; git refuses other escapes
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // configCredential says what credential a git configuration holds ("a
@@ -286,29 +340,8 @@ func (a *analysis) gitConfigFiles(gitDir, common string) []string {
 	if common != "" {
 		files = append(files, common+"/config", gitDir+"/config.worktree")
 	}
-	return configWithIncludes(files, a.readConfig, a.g.expandHome)
-}
-
-// configWithIncludes is files and the files they include (every include,
-// whatever its condition, a relative one from the including file's
-// folder), up to maxConfigIncludes, each read with read.
-func configWithIncludes(files []string, read func(string) []byte, expandHome func(string) string) []string {
-	for i := 0; i < len(files) && len(files) < maxConfigIncludes; i++ {
-		data := read(files[i])
-		if data == nil || !includes(data) {
-			continue
-		}
-		for _, e := range parseConfig(data) {
-			if (e.section == "include" || e.section == "includeif") && e.name == "path" && e.value != "" {
-				p := expandHome(e.value)
-				if !path.IsAbs(p) {
-					p = path.Join(path.Dir(files[i]), p)
-				}
-				files = append(files, path.Clean(p))
-			}
-		}
-	}
-	return files
+	all, _ := configWithIncludes(files, a.readConfigState, a.g.expandHome, a.physical)
+	return all
 }
 
 // remoteCredential says which configuration file git reads, run in dir,

@@ -53,14 +53,20 @@ var hooksOf = func() map[string][]string {
 
 // runsHook reports whether git sub, run in dir, runs a hook of its
 // repository: an executable file of that name in the hooks directory (or
-// core.hooksPath). Only the hooks sub runs are looked at.
+// core.hooksPath). Only the hooks sub runs are looked at. When git's
+// configuration cannot be read whole (a named pipe, a file too large, an
+// include the gate does not follow), any hook may run.
 func (a *analysis) runsHook(dir, sub string) (string, bool) {
 	names := hooksOf[sub]
 	if len(names) == 0 {
 		return "", false
 	}
-	for _, hooks := range a.repoHooksDirs(dir) {
-		if h, ok := a.hookIn(hooks, names); ok {
+	hooks := a.repoHooksDirs(dir)
+	if !hooks.known {
+		return names[0] + " (git's configuration, which says where hooks lie, cannot be read whole)", true
+	}
+	for _, d := range hooks.dirs {
+		if h, ok := a.hookIn(d, names); ok {
 			return h, true
 		}
 	}
@@ -94,74 +100,73 @@ func (a *analysis) hookIn(hooks string, names []string) (string, bool) {
 // maxGitUp bounds how many directories are searched upwards for a .git.
 const maxGitUp = 64
 
+// hooksDirs are the folders a repository may take its hooks from; known
+// is false when git's configuration could not be read whole.
+type hooksDirs struct {
+	dirs  []string
+	known bool
+}
+
 // repoHooksDirs are the folders the repository that dir lies in may take
-// its hooks from (its hooks folder, or core.hooksPath), nil when there is
+// its hooks from (its hooks folder, or core.hooksPath); none when there is
 // no repository.
-func (a *analysis) repoHooksDirs(dir string) []string {
+func (a *analysis) repoHooksDirs(dir string) hooksDirs {
 	if dir == "" {
 		dir = a.g.root
 	}
 	if h, ok := a.hooksSeen[dir]; ok {
 		return h
 	}
-	hooks := a.findHooksDirs(dir, a.g.globalHooksPaths())
+	hooks := a.findHooksDirs(dir)
 	if a.hooksSeen == nil {
-		a.hooksSeen = map[string][]string{}
+		a.hooksSeen = map[string]hooksDirs{}
 	}
 	a.hooksSeen[dir] = hooks
 	return hooks
-}
-
-// globalHooksPaths are the values of core.hooksPath that the user's and
-// the system's git configuration set, in the files they include too,
-// read once per gate: those files lie outside the work tree, where no
-// allowed command writes (the MCP server drops its gates after a command
-// that ran outside the sandbox).
-func (g *Gate) globalHooksPaths() []string {
-	g.globalHooks.Do(func() {
-		for _, f := range configWithIncludes(g.userConfigFiles(), readConfig, g.expandHome) {
-			if p := coreKeyIn(f, "hookspath"); p != "" {
-				g.globalHooksDirs = append(g.globalHooksDirs, g.expandHome(p))
-			}
-		}
-	})
-	return g.globalHooksDirs
 }
 
 // findHooksDirs finds the folders the repository around dir may take its
 // hooks from: every core.hooksPath its own configuration sets (in
 // .git/config, config.worktree, or a file they include, whatever the
 // include's condition: git takes the last that applies, the gate looks in
-// each), else every one global sets, else its hooks folder.
-func (a *analysis) findHooksDirs(dir string, global []string) []string {
+// each), else every one the user's configuration sets, else its hooks
+// folder.
+func (a *analysis) findHooksDirs(dir string) hooksDirs {
 	top, gitDir, common := a.repoAround(dir)
 	if gitDir == "" {
-		return nil
+		return hooksDirs{known: true}
 	}
 	local := []string{common + "/config"}
 	if containsFoldASCII(a.readConfig(common+"/config"), "worktreeconfig") {
 		local = append(local, gitDir+"/config.worktree")
 	}
+	files, known := configWithIncludes(local, a.readConfigState, a.g.expandHome, a.physical)
 	var values []string
-	for _, f := range configWithIncludes(local, a.readConfig, a.g.expandHome) {
+	for _, f := range files {
 		if p := coreKey(a.readConfig(f), "hookspath"); p != "" {
 			values = append(values, p)
 		}
 	}
 	if len(values) == 0 {
-		values = global
+		uc := a.userGitConfig()
+		values, known = uc.hooks, known && uc.complete
 	}
 	if len(values) == 0 {
-		return []string{common + "/hooks"}
+		return hooksDirs{dirs: []string{common + "/hooks"}, known: known}
 	}
-	dirs := make([]string, 0, len(values))
+	h := hooksDirs{known: known}
 	for _, p := range values {
-		if p = a.g.expandHome(p); !path.IsAbs(p) {
+		p = a.g.expandHome(p)
+		switch {
+		case strings.HasPrefix(p, "~") || strings.Contains(p, "%("):
+			h.known = false // ~user/, %(prefix)/: git expands them, the gate does not
+			continue
+		case !path.IsAbs(p):
 			p = top + "/" + p // relative to the work tree's top, as git reads it
 		}
-		dirs = append(dirs, path.Clean(p))
+		h.dirs = append(h.dirs, a.physical(p)) // "..": after the links, as the kernel goes
 	}
-	return dirs
+	return h
 }
 
 // repoAround finds the repository git uses when run in dir: the top of
@@ -171,18 +176,22 @@ func (a *analysis) findHooksDirs(dir string, global []string) []string {
 func (a *analysis) repoAround(dir string) (top, gitDir, common string) {
 	for i, d := 0, path.Clean(dir); i < maxGitUp; i++ {
 		if li := a.lstat(d + "/.git"); li.exists {
-			top = d
 			switch {
 			case li.dir:
 				gitDir = d + "/.git"
 			case li.regular:
 				gitDir = gitFileTarget(d)
-			default: // a link, which git follows
+			case li.link: // git follows it
 				if fi, err := os.Stat(d + "/.git"); err == nil && fi.IsDir() {
 					gitDir = d + "/.git"
 				}
 			}
-			break
+			if gitDir != "" {
+				top = d
+				break
+			}
+			// A .git git cannot use (a dangling link, a named pipe): git
+			// passes over it and goes on upwards, and so does the gate.
 		}
 		if d == "/" || d == "." || d == "" {
 			break
@@ -221,13 +230,6 @@ func gitFileTarget(top string) string {
 		d = top + "/" + d
 	}
 	return path.Clean(d)
-}
-
-// coreKeyIn returns the value of core.<key> (key in lower case) as a git
-// configuration file sets it, or "" when it does not (or the file cannot
-// be read, or is not a regular file: a named pipe would block).
-func coreKeyIn(file, key string) string {
-	return coreKey(readConfig(file), key)
 }
 
 // coreKey returns the value of core.<key> (key in lower case) as the git

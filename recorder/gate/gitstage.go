@@ -401,7 +401,7 @@ func (c *call) stages(s staging) {
 	}
 	var global gitignore.Stack
 	if !s.force {
-		global = c.a.g.excludeRules(common)
+		global = c.a.excludeRules(common)
 	}
 	found := ""
 	for _, root := range roots {
@@ -620,49 +620,21 @@ func (a *analysis) trackedSecret(dir string) (why string, known bool) {
 
 // excludeRules are the ignore rules that apply to the whole repository
 // whose common directory is common: info/exclude, then core.excludesFile.
-func (g *Gate) excludeRules(common string) gitignore.Stack {
+func (a *analysis) excludeRules(common string) gitignore.Stack {
 	var s gitignore.Stack
 	if r := ignoreFile(common + "/info/exclude"); r != nil {
 		s = append(s, r)
 	}
-	file := g.globalExcludesFile()
-	if cfg, err := readFile(common + "/config"); err == nil {
-		if includes(cfg) {
-			file = "" // the value may come from a file the gate does not follow
-		} else if v := coreKey(cfg, "excludesfile"); v != "" {
-			file = g.configPath(v)
-		}
+	file := a.userGitConfig().excludes
+	if cfg := a.readConfig(common + "/config"); includes(cfg) {
+		file = "" // the value may come from a file the gate does not follow
+	} else if v := coreKey(cfg, "excludesfile"); v != "" {
+		file = a.g.configPath(v)
 	}
 	if r := ignoreFile(file); file != "" && r != nil {
 		s = append(s, r)
 	}
 	return s
-}
-
-// globalExcludesFile is core.excludesFile as the user's and the system's
-// git configuration set it (the last file that sets it, as git reads
-// them), else git's default $XDG_CONFIG_HOME/git/ignore; "" when a
-// configuration includes another file, which the gate does not follow.
-// Read once per gate: those files lie outside the work tree, where no
-// allowed command writes.
-func (g *Gate) globalExcludesFile() string {
-	g.globalExcludes.Do(func() {
-		files := g.userConfigFiles()
-		for _, f := range files {
-			if includes(readConfig(f)) {
-				return
-			}
-		}
-		if d := g.xdgConfigHome(); d != "" {
-			g.globalExcludesPath = d + "/git/ignore"
-		}
-		for _, f := range files {
-			if v := coreKeyIn(f, "excludesfile"); v != "" {
-				g.globalExcludesPath = g.configPath(v)
-			}
-		}
-	})
-	return g.globalExcludesPath
 }
 
 // configPath is a path as git reads it from its configuration: ~/ is the

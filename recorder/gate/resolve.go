@@ -106,9 +106,21 @@ func (a *analysis) resolve(p string, follow bool) resolved {
 		case "", ".":
 			continue
 		case "..":
+			if strings.HasPrefix(r.path, "/proc/") && otherProcessPath(r.path) != "" {
+				// Another process's cwd, root or fd, taken as written:
+				// its ".." is that directory's parent, which is not known.
+				r.known, r.path = false, p
+				return r
+			}
 			r.path = path.Dir(r.path)
 			r.exists, r.dir, r.nlink = true, true, 0
 			missing = false // a directory made earlier in the line may be on the way
+			continue
+		}
+		if comp == "thread-self" && r.path == "/proc" {
+			// A link to self/task/TID: three levels down, which a ".."
+			// after it climbs.
+			rest = "self/task/0/" + rest
 			continue
 		}
 		cand := joinPath(p, r.path, comp)
@@ -248,10 +260,10 @@ func (a *analysis) expand(x arg) (matches []string, ok bool) {
 }
 
 // procLink is where a /proc link to a directory leads for the command
-// that opens it: /proc/self/cwd (or thread-self, or a task of self) is
-// its working directory, and /proc/PID/root of any process is / (the same
-// user's processes share it). ok is false for anything else, such as
-// another process's working directory, which is not known.
+// that opens it: /proc/self/cwd (or thread-self, or a task of self) is its
+// working directory, and /proc/self/root is /. ok is false for anything
+// else, such as another process's working directory or root, which is not
+// known (it may chdir, chroot or enter another mount namespace).
 func (a *analysis) procLink(p string) (string, bool) {
 	rest, ok := strings.CutPrefix(p, "/proc/")
 	if !ok {
@@ -270,7 +282,7 @@ func (a *analysis) procLink(p string) (string, bool) {
 		return "", false
 	}
 	switch {
-	case what == "root":
+	case what == "root" && self:
 		return "/", true
 	case what == "cwd" && self:
 		if c := a.cwdReal(); c != "" {

@@ -47,7 +47,7 @@ type analysis struct {
 	indexes map[string]indexRead
 	// hooksSeen caches the hooks directories of the repositories looked
 	// up, by the directory they were looked up from.
-	hooksSeen map[string][]string
+	hooksSeen map[string]hooksDirs
 	// sites are the sites of the script being classified (the innermost
 	// one, for scripts inside scripts).
 	sites []site
@@ -55,7 +55,7 @@ type analysis struct {
 	dirs map[string]dirListing
 	// configs are the git configuration files read in this line
 	// (readConfig), nil for one that is not a readable regular file.
-	configs map[string][]byte
+	configs map[string]configRead
 
 	// Reused between command lines (the analysis is pooled by the Gate):
 	// storage for the first commands, one collector per nesting level of

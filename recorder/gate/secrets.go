@@ -162,18 +162,25 @@ var homeSecretPlaces = func() []secretPlace {
 	return out
 }()
 
-// otherOpenFile reports /proc/PID/fd/N and /proc/PID/map_files/X (also
-// under task/TID) of a process other than the reader: opening it opens
-// the very file that process holds open, wherever it lies.
-func otherOpenFile(p string) bool {
+// otherProcessPath says which of another process's links p goes through
+// ("fd", "map_files", "cwd" or "root", also under task/TID), "" for none:
+// /proc/PID/fd/N opens the very file that process holds open, and its
+// working directory and root are wherever it is (it may chdir, chroot or
+// enter another mount namespace after the gate looked). /proc/self and
+// /proc/thread-self are the reader's own.
+func otherProcessPath(p string) string {
 	parts := strings.Split(strings.TrimPrefix(p, "/proc/"), "/")
 	if len(parts) >= 3 && parts[1] == "task" {
 		parts = append(parts[:1], parts[3:]...)
 	}
-	if len(parts) < 3 || parts[0] == "self" || parts[0] == "thread-self" {
-		return false
+	if len(parts) < 2 || parts[0] == "self" || parts[0] == "thread-self" {
+		return ""
 	}
-	return parts[1] == "fd" || parts[1] == "map_files"
+	switch k := parts[1]; {
+	case (k == "fd" || k == "map_files") && len(parts) >= 3, k == "cwd", k == "root":
+		return k
+	}
+	return ""
 }
 
 // homeLead and systemLead are the bytes the home folder's credential
@@ -201,8 +208,11 @@ func (g *Gate) secretPath(p string) string {
 		if last := p[strings.LastIndexByte(p, '/')+1:]; last == "environ" || last == "mem" {
 			return p + " holds a process's environment or memory"
 		}
-		if otherOpenFile(p) {
+		switch otherProcessPath(p) {
+		case "fd", "map_files":
 			return p + " opens whatever file that process holds open, which may be a key or a browser's cookies"
+		case "cwd", "root":
+			return p + " lies in another process's working directory or root, which may be anywhere, a credential store among them"
 		}
 		// Anything else under /proc is judged by its name below: a name
 		// under another process's cwd or fd is a file of that process.
@@ -304,7 +314,7 @@ func (a *analysis) secretBelow(p string, rd reading) string {
 		// ripgrep in a repository: git's ignore files, its own .ignore
 		// and .rgignore above them, a repository inside starting afresh.
 		if t, _, common := a.repoAround(p); t != "" {
-			top, o.NoIgnore, o.Rules = t, false, a.g.excludeRules(common)
+			top, o.NoIgnore, o.Rules = t, false, a.excludeRules(common)
 			o.IgnoreFiles, o.RepoBoundary = []string{".gitignore", ".ignore", ".rgignore"}, true
 		}
 	}
