@@ -2,6 +2,7 @@ package redact
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -285,5 +286,18 @@ func TestAssignmentWhoseValueIsTheNextKey(t *testing.T) {
 	in := "token:\tapi_key = \"qbukHVyuZZBevu06m7SJKBtSeSophZyH\" 0"
 	if out := r.String(in); strings.Contains(out, "qbukHVyuZZBevu06m7SJKBtSeSophZyH") {
 		t.Errorf("%q -> %q", in, out)
+	}
+}
+
+// TestBuiltinPatternsCompile: every built-in rule's pattern compiles (they
+// are compiled when first tried, not when a Redactor is made).
+func TestBuiltinPatternsCompile(t *testing.T) {
+	for _, sp := range builtinSpecs() {
+		if sp.match != nil {
+			continue
+		}
+		if _, err := regexp.Compile(`^(?:` + sp.pattern + `)`); err != nil {
+			t.Errorf("built-in rule %s: %v", sp.name, err)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package redact
 import (
 	"fmt"
 	"regexp"
+	"sync"
 )
 
 // secretGroup is the capture-group name that marks the part of a match to
@@ -224,9 +225,12 @@ func builtinSpecs() []spec {
 
 // rule is one compiled pattern and how to find where it applies.
 type rule struct {
-	name     string
-	re       *regexp.Regexp
-	groups   []int    // submatch indexes of the secret groups; nil: whole match
+	name   string
+	re     *regexp.Regexp
+	groups []int // submatch indexes of the secret groups; nil: whole match
+	// lazy, for a built-in rule, compiles re and groups when the rule is
+	// first tried: a hook that records one event pays for none of them.
+	lazy     *lazyPattern
 	triggers []string // lower-case; nil: always run
 	// locate gives the start of an anchored match near a trigger; nil for
 	// rules that run over the whole input.
@@ -263,16 +267,43 @@ func (r *rule) compile(pattern string) error {
 	return nil
 }
 
-// newBuiltinRule compiles a built-in spec anchored at its located start.
+// newBuiltinRule makes a built-in spec's rule, anchored at its located
+// start; its pattern is compiled when the rule is first tried
+// (TestBuiltinPatternsCompile holds every one to compile).
 func newBuiltinRule(sp spec) (rule, error) {
 	r := rule{name: sp.name, triggers: sp.triggers, locate: sp.locate, match: sp.match}
 	if sp.match != nil {
 		return r, nil
 	}
-	if err := r.compile(`^(?:` + sp.pattern + `)`); err != nil {
-		return rule{}, fmt.Errorf("built-in redaction rule %s: %w", sp.name, err)
-	}
+	r.lazy = &lazyPattern{pattern: `^(?:` + sp.pattern + `)`, name: sp.name}
 	return r, nil
+}
+
+// lazyPattern is a built-in rule's pattern, compiled once when first
+// needed.
+type lazyPattern struct {
+	pattern, name string
+	once          sync.Once
+	rule          rule // re and groups
+}
+
+// compiled returns the pattern compiled, with its secret groups. A built-in
+// pattern always compiles; if one did not, it would match nothing.
+func (l *lazyPattern) compiled() (*regexp.Regexp, []int) {
+	l.once.Do(func() {
+		if err := l.rule.compile(l.pattern); err != nil {
+			l.rule.re = regexp.MustCompile(`[^\x00-\x{10FFFF}]`) // matches nothing
+		}
+	})
+	return l.rule.re, l.rule.groups
+}
+
+// regexp is the rule's compiled pattern and secret groups.
+func (r *rule) regexp() (*regexp.Regexp, []int) {
+	if r.lazy != nil {
+		return r.lazy.compiled()
+	}
+	return r.re, r.groups
 }
 
 // newUserRule compiles a pattern from settings; it runs over the whole
@@ -289,11 +320,12 @@ func newUserRule(i int, pattern string) (rule, error) {
 // report adds the secret spans of the submatch m, found in a string that
 // starts at s offset off.
 func (r *rule) report(m []int, off int, add func(start, end int)) {
-	if len(r.groups) == 0 {
+	_, groups := r.regexp()
+	if len(groups) == 0 {
 		add(off+m[0], off+m[1])
 		return
 	}
-	for _, g := range r.groups {
+	for _, g := range groups {
 		if m[2*g] >= 0 {
 			add(off+m[2*g], off+m[2*g+1])
 		}
@@ -302,7 +334,8 @@ func (r *rule) report(m []int, off int, add func(start, end int)) {
 
 // findAll reports every match of a whole-input rule in s.
 func (r *rule) findAll(s string, add func(start, end int)) {
-	for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
+	re, _ := r.regexp()
+	for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
 		r.report(m, 0, add)
 	}
 }
@@ -314,7 +347,8 @@ func (r *rule) matchAt(s string, start, stop int, add func(start, end int)) int 
 	if r.match != nil {
 		return r.match(s, start, stop, add)
 	}
-	m := r.re.FindStringSubmatchIndex(s[start:stop])
+	re, _ := r.regexp()
+	m := re.FindStringSubmatchIndex(s[start:stop])
 	if m == nil {
 		return -1
 	}
