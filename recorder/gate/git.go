@@ -115,7 +115,7 @@ func (c *call) gitHooks(dir string, known bool, sub string) {
 	what := "git " + sub
 	switch {
 	case !known && len(hooksOf[sub]) > 0:
-		c.agentCode(what + " may run hooks of a repository the gate does not look into (--git-dir, --work-tree, or a -C only known at run time)")
+		c.agentCode(what + " may run hooks of a repository the gate does not look into (named by --git-dir or --work-tree, or in a directory only known at run time)")
 	case known:
 		if hook, ok := c.a.runsHook(dir, sub); ok {
 			c.agentCode(what + " runs the repository's " + hook + " hook")

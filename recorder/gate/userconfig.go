@@ -1,10 +1,13 @@
 package gate
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // userConfig is what the user's and the system's git configuration (and
@@ -36,21 +39,22 @@ type userConfig struct {
 func (a *analysis) userGitConfig() userConfig {
 	g := a.g
 	g.userConfigOnce.Do(func() {
-		g.userConf = a.readUserConfig(readConfigFile)
+		// Read as the files are, whatever links this line makes.
+		g.userConf = a.readUserConfig(readConfigFile, physicalNow)
 		g.userConf.live = a.configLive(g.userConfigFiles()) || !g.userConf.complete
 	})
 	if !g.userConf.live {
 		return g.userConf
 	}
-	return a.readUserConfig(a.readConfigState)
+	return a.readUserConfig(a.readConfigState, a.physical)
 }
 
 // readUserConfig reads the user's and the system's configuration with
-// read.
-func (a *analysis) readUserConfig(read func(string) ([]byte, bool)) userConfig {
+// read, resolving included paths with resolve.
+func (a *analysis) readUserConfig(read func(string) ([]byte, bool), resolve func(string) string) userConfig {
 	g := a.g
 	files := g.userConfigFiles()
-	all, complete := configWithIncludes(files, read, g.expandHome, a.physical)
+	all, complete := configWithIncludes(files, read, g.expandHome, resolve)
 	uc := userConfig{complete: complete}
 	for _, f := range all {
 		if v := coreKey(configData(read, f), "hookspath"); v != "" {
@@ -80,7 +84,7 @@ func configData(read func(string) ([]byte, bool), f string) []byte {
 // configLive reports whether one of files, or a file it includes, lies
 // (its links followed) where a command the gate allows may write.
 func (a *analysis) configLive(files []string) bool {
-	all, _ := configWithIncludes(files, readConfigFile, a.g.expandHome, a.physical)
+	all, _ := configWithIncludes(files, readConfigFile, a.g.expandHome, physicalNow)
 	for _, f := range all {
 		real := f
 		if r, err := filepath.EvalSymlinks(f); err == nil {
@@ -95,9 +99,19 @@ func (a *analysis) configLive(files []string) bool {
 }
 
 // physical is the absolute path p with its links and ".." resolved as the
-// kernel resolves them.
+// kernel resolves them, links this line makes counted.
 func (a *analysis) physical(p string) string {
 	return a.placeAbs(p, true).real
+}
+
+// physicalNow is the absolute path p with its links and ".." resolved as
+// the file system has them now: its longest existing part resolved, the
+// rest as written.
+func physicalNow(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return realDir(path.Dir(p)) + "/" + path.Base(p)
 }
 
 // readConfigFile reads the git configuration file p; usable is false for
@@ -107,7 +121,7 @@ func (a *analysis) physical(p string) string {
 func readConfigFile(p string) (data []byte, usable bool) {
 	fi, err := os.Stat(p)
 	switch {
-	case os.IsNotExist(err):
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 		return nil, true
 	case err != nil || !fi.Mode().IsRegular() || fi.Size() > maxConfigFile:
 		return nil, false
