@@ -330,6 +330,9 @@ func (c *call) gitSub(dir, sub string, rest []arg) {
 	case "diff-index":
 		c.gitDiffWorktree(dir, "git diff-index", rest, 1)
 	case "status":
+		if verbosity(rest) >= 1 {
+			c.stagedSecret(staging{what: "git status -v", dir: dir, whole: true}, false) // -v prints what is staged
+		}
 		if verbosity(rest) >= 2 {
 			c.gitDiffWorktree(dir, "git status -vv", rest, 0)
 		}

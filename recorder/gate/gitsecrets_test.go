@@ -406,3 +406,51 @@ func benchmarkTrackedRepo(b *testing.B, cmd string) {
 		}
 	}
 }
+
+// TestStagedSecretPrinted: a credential file the person staged (git add .
+// where .env is not ignored) was printed by git diff --cached, git status
+// -v and git commit --dry-run -v, all allowed. The gate now reads HEAD's
+// tree (loose or packed objects) and asks when a staged credential file
+// differs from it; one committed as it is staged prints nothing and stays
+// allowed.
+func TestStagedSecretPrinted(t *testing.T) {
+	for _, packed := range []bool{false, true} {
+		staged := func(t *testing.T) *stagingRepo {
+			r := newStagingRepo(t, map[string]string{"ws/src/a.go": "package a\n", "ws/README.md": "r\n"})
+			r.git(t, "add", "-A")
+			r.git(t, "commit", "-qm", "first")
+			os.WriteFile(r.ws+"/.env", []byte("TOKEN="+secretMark+"\n"), 0o644)
+			r.git(t, "add", ".env") // the person's git add
+			if packed {
+				r.git(t, "gc", "-q", "--prune=now")
+			}
+			return r
+		}
+		holds(t, nil, staged, []leakCase{
+			{"git diff --cached", true},
+			{"git diff --staged", true},
+			{"git diff --cached -- .env", true},
+			{"git diff --cached -U1", true},
+			{"git status -v", true},
+			{"git commit --dry-run -v", true},
+			{"git diff-index -p --cached HEAD", true},
+			{"git diff --cached --stat", false},
+			{"git diff --cached --name-only", false},
+			{"git diff --cached src", false},
+			{"git status", false},
+		})
+		committed := func(t *testing.T) *stagingRepo {
+			r := staged(t)
+			r.git(t, "commit", "-qm", "with .env")
+			return r
+		}
+		holds(t, nil, committed, []leakCase{{"git diff --cached", false}, {"git status -v", false}})
+		changed := func(t *testing.T) *stagingRepo {
+			r := committed(t)
+			os.WriteFile(r.ws+"/.env", []byte("TOKEN="+secretMark+"2\n"), 0o644)
+			r.git(t, "add", ".env")
+			return r
+		}
+		holds(t, nil, changed, []leakCase{{"git diff --cached", true}})
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cuff-dev/cuff/recorder/gate/internal/gitignore"
 	"github.com/cuff-dev/cuff/recorder/gate/internal/gitindex"
+	"github.com/cuff-dev/cuff/recorder/gate/internal/gitobj"
 	"golang.org/x/sys/unix"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -102,6 +103,12 @@ func (c *call) gitAdd(dir string, rest []arg) {
 // their changes, with -p the hunks it prints; with -vv (and --dry-run) it
 // prints the work tree's changes too.
 func (c *call) gitCommit(dir string, rest []arg) {
+	if verbosity(rest) >= 1 && slices.ContainsFunc(rest, func(x arg) bool { return x.val == "--dry-run" }) {
+		c.stagedSecret(staging{what: "git commit --dry-run -v", dir: dir, whole: true}, false) // -v prints what is staged
+		if c.e.secret {
+			return
+		}
+	}
 	if verbosity(rest) >= 2 {
 		c.gitDiffWorktree(dir, "git commit -vv", nil, 0) // --dry-run -vv prints the work tree's changes
 		if c.e.secret {
@@ -219,7 +226,8 @@ func (c *call) gitStashTracked(dir string, rest []arg) {
 // staged already.
 func (c *call) gitDiffWorktree(dir, what string, rest []arg, revs int) {
 	s := staging{what: what, dir: dir, trackedOnly: true, printsOnly: true}
-	dashdash, value := false, false
+	dashdash, value, cached := false, false, false
+	given := revs
 	for _, x := range rest {
 		v := x.val
 		maybeValue := value
@@ -234,8 +242,10 @@ func (c *call) gitDiffWorktree(dir, what string, rest []arg, revs int) {
 		case strings.HasPrefix(v, "-") && v != "-":
 			name, _, hasEq := strings.Cut(v, "=")
 			switch {
-			case isLong(name, "cached") || isLong(name, "staged") || v == "--no-index":
+			case v == "--no-index":
 				return
+			case isLong(name, "cached") || isLong(name, "staged"):
+				cached = true
 			case isLong(name, "pathspec-from-file"):
 				s.whole = true
 			}
@@ -256,11 +266,102 @@ func (c *call) gitDiffWorktree(dir, what string, rest []arg, revs int) {
 			revs--
 		}
 	}
+	s.whole = s.whole || len(s.specs) == 0
+	if cached {
+		// The index against a commit: what is staged. A revision named
+		// besides HEAD's is one the gate does not compare with.
+		if printsPatch(rest, what) {
+			c.stagedSecret(s, revs < given)
+		}
+		return
+	}
 	if revs < 0 {
 		return
 	}
-	s.whole = s.whole || len(s.specs) == 0
 	c.stages(s)
+}
+
+// printsPatch reports whether a diff command prints changes' contents,
+// not only their names or counts: git diff does unless a names-or-stats
+// format is asked for without -p; diff-index and diff-files only with -p.
+func printsPatch(rest []arg, what string) bool {
+	patch := what != "git diff-index" && what != "git diff-files"
+	for _, x := range rest {
+		switch x.val {
+		case "--":
+			return patch
+		case "-p", "-u", "--patch", "--patch-with-stat", "--patch-with-raw":
+			return true
+		case "--stat", "--numstat", "--shortstat", "--name-only", "--name-status", "--summary", "--quiet",
+			"--exit-code", "-s", "--no-patch", "--raw", "--dirstat", "--compact-summary":
+			patch = false
+		}
+		switch {
+		case strings.HasPrefix(x.val, "-U") || strings.HasPrefix(x.val, "--unified"):
+			return true // a patch with that much context
+		case strings.HasPrefix(x.val, "--stat=") || strings.HasPrefix(x.val, "--dirstat="):
+			patch = false
+		}
+	}
+	return patch
+}
+
+// stagedSecret asks when what s prints of the index (git diff --cached,
+// git status -v) holds a credential file whose staged contents HEAD does
+// not have: a person who ran git add . on an unignored .env staged it, and
+// the diff would put it in the agent's context. What is committed already
+// prints nothing. otherRev: the index is compared with a commit the gate
+// does not read, so any staged credential file may print.
+func (c *call) stagedSecret(s staging, otherRev bool) {
+	if s.dir == "" {
+		c.secretRead(s.what + " prints the staged changes of a repository the gate does not look into, which may hold a credential file")
+		return
+	}
+	top, gitDir, common := c.a.repoAround(s.dir)
+	if top == "" {
+		return
+	}
+	idx, ok := c.a.readIndexFile(gitDir, common)
+	if !ok {
+		c.secretRead(s.what + " prints the staged changes, and the gate cannot read the index to tell whether a credential file is among them")
+		return
+	}
+	roots := c.trackedRoots(top, s)
+	var repo *gitobj.Repo
+	var head []byte
+	var headErr error
+	for _, e := range idx.entries {
+		if e.IntentToAdd || !underAny(e.Path, roots) || c.a.g.secretPath(top+"/"+e.Path) == "" {
+			continue
+		}
+		why := ""
+		switch {
+		case otherRev:
+			why = " (compared with a commit the gate does not read)"
+		default:
+			if repo == nil {
+				repo = gitobj.Open(common, idx.hashSize)
+				head, headErr = repo.Head(gitDir)
+			}
+			if headErr != nil {
+				why = " (the gate cannot read HEAD: " + headErr.Error() + ")"
+				break
+			}
+			id, found, err := repo.TreeEntry(head, e.Path)
+			switch {
+			case err != nil:
+				why = " (the gate cannot read HEAD's tree: " + err.Error() + ")"
+			case !found:
+				why = ", which HEAD does not have"
+			case !bytes.Equal(id, e.ID):
+				why = ", staged with changes HEAD does not have"
+			default:
+				continue // committed as it is staged: nothing prints
+			}
+		}
+		c.secretRead(s.what + " prints the staged " + e.Path + why + ": a credential file")
+		return
+	}
 }
 
 // diffFlag reports the everyday options of git diff known to take no
@@ -495,7 +596,26 @@ func readIndexFile(gitDir, common string) (idx gitIndexFile, ok bool) {
 // s names has a working copy that may differ from the index, or "";
 // known is false when the index cannot be read.
 func (c *call) changedTracked(top, gitDir, common string, s staging) (found string, known bool) {
-	var roots []string // relative to top; "" for the whole tree
+	roots := c.trackedRoots(top, s)
+	if len(roots) == 0 {
+		return "", true
+	}
+	idx, ok := c.a.readIndexFile(gitDir, common)
+	if !ok {
+		return "", false
+	}
+	for _, e := range idx.entries {
+		if underAny(e.Path, roots) && c.a.g.secretPath(top+"/"+e.Path) != "" && idx.changed(e, top+"/"+e.Path) {
+			return e.Path, true
+		}
+	}
+	return "", true
+}
+
+// trackedRoots are the folders (relative to top; "" for the whole tree)
+// the pathspecs of s name.
+func (c *call) trackedRoots(top string, s staging) []string {
+	var roots []string
 	if s.whole {
 		roots = append(roots, "")
 	}
@@ -521,19 +641,7 @@ func (c *call) changedTracked(top, gitDir, common string, s staging) (found stri
 			roots = append(roots, p[len(top)+1:])
 		}
 	}
-	if len(roots) == 0 {
-		return "", true
-	}
-	idx, ok := c.a.readIndexFile(gitDir, common)
-	if !ok {
-		return "", false
-	}
-	for _, e := range idx.entries {
-		if underAny(e.Path, roots) && c.a.g.secretPath(top+"/"+e.Path) != "" && idx.changed(e, top+"/"+e.Path) {
-			return e.Path, true
-		}
-	}
-	return "", true
+	return roots
 }
 
 // underAny reports whether the path rel is one of roots or lies below
