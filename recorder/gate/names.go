@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -328,7 +329,14 @@ func (n *namer) paramShapes(pe *syntax.ParamExp, depth int) []nameShape {
 		case name == "PWD" && c.a.cwd != "":
 			return []nameShape{{text: c.a.cwd}}
 		}
-		return []nameShape{{text: string(outsideHole)}}
+		hole := nameShape{text: string(outsideHole)}
+		if v := os.Getenv(name); v != "" && !strings.ContainsAny(v, " \t\n\x00") && pe.Exp == nil && pe.Repl == nil && pe.Slice == nil {
+			// The environment's value as the gate sees it now, which the
+			// command most likely gets (cat $AWS_SHARED_CREDENTIALS_FILE),
+			// besides what the literal text around it says.
+			return []nameShape{{text: v, glob: strings.ContainsAny(v, "*?[")}, hole}
+		}
+		return []nameShape{hole}
 	}
 	if pe.Exp != nil || pe.Repl != nil || pe.Slice != nil {
 		return []nameShape{holeShape} // a value the line set, changed: any text

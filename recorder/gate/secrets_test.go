@@ -190,3 +190,22 @@ func TestSecretByValue(t *testing.T) {
 		{"test -n \"$HTTPS_PROXY\" && echo set", VerdictAllow},
 	})
 }
+
+// TestEnvironmentPathRead: a variable the line does not set, whose value
+// in the environment names a credential file (AWS_SHARED_CREDENTIALS_FILE,
+// GOOGLE_APPLICATION_CREDENTIALS, a path of the user's), is read by cat
+// $X: the gate judges the value the environment holds, besides the text.
+func TestEnvironmentPathRead(t *testing.T) {
+	tr := newRealTree(t)
+	tr.files(t, map[string]string{"home/.aws/credentials": "[default]\n", "home/keys/sa.json": "{}\n", "ws/notes.txt": "n\n"})
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", tr.home+"/.aws/credentials")
+	t.Setenv("KEYDIR", tr.home+"/.aws")
+	t.Setenv("NOTES", tr.ws+"/notes.txt")
+	tr.check(t, tr.g, []fsCase{
+		{"cat $AWS_SHARED_CREDENTIALS_FILE", VerdictAsk},
+		{"cat \"$KEYDIR/credentials\"", VerdictAsk},
+		{"cat ${KEYDIR}/*", VerdictAsk},
+		{"cat $NOTES", VerdictAllow},
+		{"echo $AWS_SHARED_CREDENTIALS_FILE", VerdictAllow},
+	})
+}
