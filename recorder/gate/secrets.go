@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -822,6 +823,9 @@ func (c *call) secretReads() {
 			x.val = x.val[i+1:] // curl -d @file, -F name=@file: the file is read and sent
 		}
 		x = c.fromBase(x)
+		if x.dyn && c.jqProgramAt(i) {
+			continue // a jq program made at run time is a program, not a file's name (programEnv judges it)
+		}
 		if why := c.a.secretIn(x, rd); why != "" {
 			c.secretRead(c.name + " reads " + x.val + ": " + why)
 			return
@@ -1078,6 +1082,19 @@ func (c *call) listedSecret(x arg) string {
 		}
 	}
 	return ""
+}
+
+// jqProgramAt reports whether args[i] of a jq-like program is its program
+// text (not read from a file with -f).
+func (c *call) jqProgramAt(i int) bool {
+	yq := c.name == "yq" || c.name == "xq" || c.name == "tomlq"
+	if !jqProgram(c.name) || slices.ContainsFunc(c.args, func(x arg) bool {
+		return x.val == "-f" || x.val == "--from-file" || strings.HasPrefix(x.val, "--from-file=") ||
+			len(x.val) > 1 && x.val[0] == '-' && x.val[1] != '-' && strings.IndexByte(x.val, 'f') > 0
+	}) {
+		return false
+	}
+	return jqProgramIndex(c.args, yq) == i
 }
 
 // patternFirst reports programs whose first operand is a pattern or a

@@ -209,3 +209,17 @@ func TestEnvironmentPathRead(t *testing.T) {
 		{"echo $AWS_SHARED_CREDENTIALS_FILE", VerdictAllow},
 	})
 }
+
+// TestJqProgramMadeAtRunTime: a jq program made from a variable the line
+// set is a program, not a file's name (it asked: ".$k may name .env");
+// the input files are still judged, and -f makes the operand a file.
+func TestJqProgramMadeAtRunTime(t *testing.T) {
+	tr := newRealTree(t)
+	tr.files(t, map[string]string{"ws/package.json": "{}\n", "ws/.env": "TOKEN=x\n"})
+	tr.check(t, tr.g, []fsCase{
+		{`k=version; jq -r ".$k" package.json`, VerdictAllow},
+		{`k=version; jq -r ".$k" .env`, VerdictAsk},
+		{`k=.env; jq -r -f prog.jq $k`, VerdictAsk},
+		{`k='$ENV'; jq -n "$k"`, VerdictAsk},
+	})
+}
