@@ -270,3 +270,39 @@ func TestConfigFIFODoesNotHang(t *testing.T) {
 		t.Fatal("the gate hangs reading a repository's config that is a named pipe")
 	}
 }
+
+// TestKeptListingsConcurrent: one gate deciding lines on several
+// goroutines at once (the MCP server's) keeps and reads listings safely
+// (run with -race) and answers as a fresh gate does.
+func TestKeptListingsConcurrent(t *testing.T) {
+	t.Parallel()
+	tr := settledTree(t)
+	cmds := []string{"grep -r TODO .", "ls -R", "cat sub/*", "git status", "go build ./...", "find . -type f | xargs wc -l"}
+	want := map[string]string{}
+	for _, c := range cmds {
+		want[c] = decideText(t, tr.gate(t, Options{}), c)
+	}
+	g := tr.g
+	done := make(chan error, 4)
+	for w := range 4 {
+		go func() {
+			for i := range 60 {
+				c := cmds[(i+w)%len(cmds)]
+				r := g.Decide(t.Context(), c, Input{Sandboxed: true})
+				if got := fmt.Sprintf("%s %s %q", r.Verdict, r.Tier, r.Reasons); got != want[c] {
+					done <- fmt.Errorf("%q: %s, a fresh gate says %s", c, got, want[c])
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	if len(g.listings.m) == 0 {
+		t.Error("the gate kept no listing")
+	}
+}
