@@ -332,7 +332,11 @@ func (m *mdWriter) bash(n *mdNode, prefix string) {
 			facts = append(facts, fmt.Sprintf("**Error:** %s %s", inlineCode(run.Error.Code), plain(run.Error.Message)))
 		}
 		if u := run.Usage; u != nil {
-			facts = append(facts, fmt.Sprintf("**Resources:** max RSS %d KB, user %d ms, sys %d ms", u.MaxRSSKB, u.UserMS, u.SysMS))
+			rss := fmt.Sprintf("max RSS %d KB", u.MaxRSSKB)
+			if u.MaxRSSKB == 0 {
+				rss = "max RSS not known (below the recorder's own)"
+			}
+			facts = append(facts, fmt.Sprintf("**Resources:** %s, user %d ms, sys %d ms", rss, u.UserMS, u.SysMS))
 		}
 	}
 	for _, f := range facts {

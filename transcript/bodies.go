@@ -179,6 +179,10 @@ type RunError struct {
 
 // ResourceUsage is what a finished process used.
 type ResourceUsage struct {
+	// MaxRSSKB is the command's peak resident memory, 0 when it is not
+	// known: the kernel counts the memory of the process that started the
+	// command (the recorder's) in the peak of what it starts, so a peak
+	// not above the recorder's own cannot be told from it.
 	MaxRSSKB int64 `json:"max_rss_kb"`
 	UserMS   int64 `json:"user_ms"`
 	SysMS    int64 `json:"sys_ms"`

@@ -295,7 +295,10 @@ func (a *app) printOutcome(res *runner.Result, code int, sessionID, eventID stri
 	w := a.stderr
 	fmt.Fprintf(w, "── cuff: exit %d in %s", code, report.Duration(res.Duration))
 	if res.Usage.MaxRSSKB > 0 {
-		fmt.Fprintf(w, ", max RSS %s, cpu %dms user %dms sys", report.Bytes(res.Usage.MaxRSSKB*1024), res.Usage.UserMS, res.Usage.SysMS)
+		fmt.Fprintf(w, ", max RSS %s", report.Bytes(res.Usage.MaxRSSKB*1024))
+	}
+	if res.Started() {
+		fmt.Fprintf(w, ", cpu %dms user %dms sys", res.Usage.UserMS, res.Usage.SysMS)
 	}
 	fmt.Fprintln(w)
 	for _, s := range []struct {

@@ -271,7 +271,11 @@ func (a *app) printRun(r *session.Run, full, context bool) {
 		fmt.Fprintf(w, "Error: %s %s\n", transcript.Inert(b.Error.Code), transcript.Inert(b.Error.Message))
 	}
 	if b.Usage != nil {
-		fmt.Fprintf(w, "Resources: max RSS %s, cpu %dms user, %dms sys\n", report.Bytes(b.Usage.MaxRSSKB*1024), b.Usage.UserMS, b.Usage.SysMS)
+		rss := "max RSS " + report.Bytes(b.Usage.MaxRSSKB*1024)
+		if b.Usage.MaxRSSKB == 0 {
+			rss = "max RSS not known (below the recorder's own)"
+		}
+		fmt.Fprintf(w, "Resources: %s, cpu %dms user, %dms sys\n", rss, b.Usage.UserMS, b.Usage.SysMS)
 	}
 	if b.OutputTruncated && b.OutputTruncatedBytes != nil {
 		fmt.Fprintf(w, "Output: truncated when recorded (%s written in all)\n", report.Bytes(*b.OutputTruncatedBytes))

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -48,5 +50,29 @@ func applyLimits(pid int, l Limits) error {
 	return nil
 }
 
-// maxRSSKB converts ru_maxrss, which Linux reports in KiB.
-func maxRSSKB(ru *syscall.Rusage) int64 { return ru.Maxrss }
+// maxRSSKB converts ru_maxrss, which Linux reports in KiB, or 0 when it
+// is not above this process's own peak: a child started from this process
+// inherits its memory's high-water mark at exec (the kernel records the
+// replaced memory's peak), so such a figure is this process's, not the
+// command's.
+func maxRSSKB(ru *syscall.Rusage) int64 {
+	if own := ownPeakRSSKB(); own > 0 && ru.Maxrss <= own {
+		return 0
+	}
+	return ru.Maxrss
+}
+
+// ownPeakRSSKB is this process's VmHWM in KiB, 0 when unknown.
+func ownPeakRSSKB() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
+}

@@ -21,3 +21,7 @@ func applyLimits(_ int, l Limits) error {
 
 // maxRSSKB converts ru_maxrss, which BSD-derived systems report in bytes.
 func maxRSSKB(ru *syscall.Rusage) int64 { return ru.Maxrss / 1024 }
+
+// ownPeakRSSKB is this process's peak resident memory in KiB; not read
+// here (0), so maxRSSKB reports what the kernel says.
+func ownPeakRSSKB() int64 { return 0 }

@@ -221,7 +221,11 @@ func (r *renderer) bash(it *timeline.Item, a args) []string {
 		lines = append(lines, r.wrapIndented(code.Render(common.Sanitize(run.Error.Code))+" "+common.Sanitize(run.Error.Message), a.width)...)
 	}
 	if u := run.Usage; u != nil {
-		lines = append(lines, "  "+r.st.Muted.Render(fmt.Sprintf("max RSS %s · user %d ms · sys %d ms", humanBytes(u.MaxRSSKB<<10), u.UserMS, u.SysMS)))
+		rss := "max RSS " + humanBytes(u.MaxRSSKB<<10)
+		if u.MaxRSSKB == 0 {
+			rss = "max RSS not known (below the recorder's own)"
+		}
+		lines = append(lines, "  "+r.st.Muted.Render(fmt.Sprintf("%s · user %d ms · sys %d ms", rss, u.UserMS, u.SysMS)))
 	}
 	return lines
 }
