@@ -1,7 +1,9 @@
 package gate
 
 import (
+	"regexp"
 	"strings"
+	"sync"
 )
 
 // analyze classifies one simple command by its program.
@@ -12,6 +14,9 @@ func (a *analysis) analyze(c *call) {
 	}
 	if p := a.pathInTree(c.prog); p != "" {
 		c.agentCode(c.prog + " is " + p + " on $PATH, in the work tree, which the agent can write")
+	}
+	if why := c.rustupToolchainCode(); why != "" {
+		c.agentCode(why)
 	}
 	if c.name == "go" {
 		// Even go version switches toolchains first.
@@ -287,11 +292,107 @@ func (c *call) sqlite() {
 		if x.dyn {
 			c.grey("an argument of sqlite3 is only known at run time")
 		}
+		if !strings.HasPrefix(x.val, ".") && !strings.HasPrefix(x.val, "-") && sqliteUnsafeSQL().MatchString(x.val) {
+			c.risky("interpreter: sqlite3 " + x.val + " reads or writes files beyond the database, or loads code")
+			return
+		}
 	}
 	if c.cx.piped || c.cx.stmt != nil && len(c.cx.stmt.Redirs) > 0 {
 		c.grey("sqlite3 reads commands from its input")
 	}
+	if c.sqlitePlain() {
+		c.local("sqlite3 runs plain SQL given on the command line on a database in the work tree")
+		return
+	}
 	c.unknown("sqlite3 queries a database")
+}
+
+// sqliteSafeDot are the dot-commands that only print (the schema, the
+// tables) or set how results look.
+var sqliteSafeDot = map[string]bool{".tables": true, ".schema": true, ".indexes": true, ".indices": true,
+	".headers": true, ".header": true, ".mode": true, ".databases": true, ".dump": true, ".show": true,
+	".width": true, ".nullvalue": true, ".separator": true, ".timer": true, ".changes": true, ".eqp": true,
+	".fullschema": true, ".dbinfo": true, ".help": true, ".quit": true, ".exit": true}
+
+// sqliteUnsafeSQL finds what SQL can reach beyond the database through the
+// sqlite3 shell: the shell's file functions (readfile, writefile, edit,
+// fsdir, zipfile, sqlar), extensions, ATTACH and VACUUM INTO (which make a
+// file anywhere), PRAGMA and the shell's own helpers.
+var sqliteUnsafeSQL = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)readfile|writefile|\bedit\s*\(|fsdir|zipfile|sqlar|load_extension|fts3_tokenizer|\battach\b|\bvacuum\s+into\b|shell_|\bfile:`)
+})
+
+// sqlitePragma finds PRAGMA statements and the pragma they name.
+var sqlitePragma = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bpragma\s+(?:"?[a-z_]+"?\s*\.\s*)?"?([a-z_]*)`)
+})
+
+// sqliteSafePragma are the pragmas that only report on the database.
+var sqliteSafePragma = map[string]bool{"table_info": true, "table_xinfo": true, "table_list": true, "index_list": true,
+	"index_info": true, "index_xinfo": true, "foreign_key_list": true, "foreign_key_check": true, "integrity_check": true,
+	"quick_check": true, "user_version": true, "schema_version": true, "page_count": true, "page_size": true,
+	"freelist_count": true, "encoding": true, "database_list": true, "collation_list": true, "function_list": true,
+	"module_list": true, "pragma_list": true, "compile_options": true, "foreign_keys": true, "journal_mode": true}
+
+// sqliteSQLPlain reports SQL text that stays in the database: none of
+// sqliteUnsafeSQL, and only pragmas that report.
+func sqliteSQLPlain(sql string) bool {
+	if sqliteUnsafeSQL().MatchString(sql) {
+		return false
+	}
+	for _, m := range sqlitePragma().FindAllStringSubmatch(sql, -1) {
+		if !sqliteSafePragma[strings.ToLower(m[1])] {
+			return false
+		}
+	}
+	return true
+}
+
+// sqlitePlain reports a sqlite3 command that runs only SQL and printing
+// dot-commands given as words (no input read), with the shell's harmless
+// options, on a database in the work tree outside the guarded folders.
+func (c *call) sqlitePlain() bool {
+	db, sql := -1, 0
+	for i, x := range c.args {
+		if !x.static() {
+			return false
+		}
+		v := x.val
+		if strings.HasPrefix(v, "-") {
+			// sqlite3 reads every word that starts with - as an option,
+			// wherever it stands.
+			switch strings.TrimLeft(v, "-") {
+			case "header", "noheader", "column", "csv", "json", "line", "list", "box", "table", "markdown", "html",
+				"quote", "tabs", "ascii", "readonly", "bail", "batch", "echo", "safe", "nofollow":
+				continue
+			}
+			return false
+		}
+		if db < 0 {
+			db = i
+			continue
+		}
+		sql++
+		if strings.HasPrefix(v, ".") {
+			if !sqliteSafeDot[strings.Fields(v + " ")[0]] {
+				return false
+			}
+		} else if !sqliteSQLPlain(v) {
+			return false
+		}
+	}
+	if db < 0 || sql == 0 {
+		return false // no SQL words: sqlite3 reads its input
+	}
+	d := c.args[db]
+	if d.val == ":memory:" {
+		return true
+	}
+	if c.a.where(d) != pathInside || strings.HasPrefix(d.val, "file:") {
+		return false
+	}
+	g, _ := c.a.guarded(d, true)
+	return g == ""
 }
 
 // reader covers pagers and search tools that are local unless an option

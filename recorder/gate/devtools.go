@@ -368,7 +368,11 @@ func (c *call) rust() {
 	}
 	c.runnerPaths()
 	switch sub {
-	case "fmt", "clean", "version", "help", "locate-project", "pkgid", "verify-project", "new", "init":
+	case "clean", "fmt":
+		// clean deletes the target directory the project's .cargo/config.toml
+		// names (target-dir = "/home/me"); there an alias can stand for fmt.
+		c.agentCode("cargo " + sub + " follows the project's cargo configuration, which can name any folder as the one clean deletes or make fmt an alias")
+	case "version", "help", "locate-project", "pkgid", "verify-project", "new", "init":
 	default:
 		c.agentCode("cargo " + sub + " builds the project, running its build scripts and macros")
 	}

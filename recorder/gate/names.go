@@ -64,6 +64,13 @@ var jqModule = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 // envsubst.
 var yqEnv = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[^A-Za-z0-9_$.])(str)?env\s*\(|envsubst`) })
 
+// yqFileOps finds mikefarah yq's operators that read a file the program
+// names (load, load_str, load_xml, load_props, load_base64, …) and eval,
+// which runs a program taken from the data: load_str("~/.ssh/id_rsa").
+var yqFileOps = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[^A-Za-z0-9_$.])(load(_[a-z0-9]+)?|eval)\s*\(`)
+})
+
 // programEnv says why a jq-like program may read the environment, or "":
 // its program text reads it ($ENV, env, yq's env(NAME)), or the program
 // comes from somewhere the gate does not look (-f FILE, a module search
@@ -83,6 +90,8 @@ func (c *call) programEnv() string {
 			return ""
 		case strings.Contains(v, "$ENV") || jqEnv().MatchString(v) || yqEnv().MatchString(v):
 			return c.name + " reads the environment ($ENV, env)"
+		case yqFileOps().MatchString(v) && !fileOpsOff(c.args):
+			return c.name + " reads files its program names (load, load_str, eval), which the gate does not judge"
 		case v == "--from-file" || strings.HasPrefix(v, "--from-file="):
 			return c.name + " " + v + " runs a program from a file, which the gate does not read: it may print the environment"
 		case v == "--library-path" || strings.HasPrefix(v, "--library-path=") || strings.HasPrefix(v, "-L"):
@@ -103,12 +112,27 @@ func (c *call) programEnv() string {
 			if strings.IndexByte(s.text, lineHole) >= 0 || s.list != nil {
 				return c.name + " runs the program " + c.args[i].val + ", made from output the gate cannot see: it may print the environment"
 			}
-			if strings.Contains(s.text, "$ENV") || jqEnv().MatchString(s.text) || yqEnv().MatchString(s.text) || jqModule().MatchString(s.text) {
+			if strings.Contains(s.text, "$ENV") || jqEnv().MatchString(s.text) || yqEnv().MatchString(s.text) || jqModule().MatchString(s.text) ||
+				yqFileOps().MatchString(s.text) && !fileOpsOff(c.args) {
 				return c.name + " runs the program " + c.args[i].val + ", which may be " + s.text + ": it reads the environment"
 			}
 		}
 	}
 	return ""
+}
+
+// fileOpsOff reports yq's --security-disable-file-ops, which turns the
+// load operators off.
+func fileOpsOff(args []arg) bool {
+	for _, x := range args {
+		if x.val == "--" {
+			return false
+		}
+		if x.val == "--security-disable-file-ops" {
+			return true
+		}
+	}
+	return false
 }
 
 // jqProgramIndex is the index in args of a jq-like program's program

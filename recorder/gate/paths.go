@@ -357,7 +357,8 @@ func controlFile(rel string) bool {
 // controlNames are the base names of control files, wherever they lie.
 func controlNames() []string {
 	return []string{".envrc", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmrc", ".pre-commit-config.yaml",
-		".gitconfig", ".bashrc", ".profile", ".zshrc", ".bash_profile", "CLAUDE.md", "AGENTS.md", ".mcp.json"}
+		".gitconfig", ".bashrc", ".profile", ".zshrc", ".bash_profile", "CLAUDE.md", "AGENTS.md", ".mcp.json",
+		"rust-toolchain", "rust-toolchain.toml"}
 }
 
 // controlPattern reports a pattern (relative to the workspace root) that

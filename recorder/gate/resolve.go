@@ -234,10 +234,15 @@ func (a *analysis) expand(x arg) (matches []string, ok bool) {
 				}
 				pat := strings.ReplaceAll(part, "[!", "[^")
 				for _, e := range entries {
-					if strings.HasPrefix(e.Name, ".") && !strings.HasPrefix(part, ".") {
+					if strings.HasPrefix(e.Name, ".") && !strings.HasPrefix(part, ".") && !a.globDots {
 						continue // as the shell: * does not match a leading dot
 					}
-					if m, err := path.Match(pat, e.Name); m || err != nil {
+					name := e.Name
+					if a.globDots {
+						// nocaseglob may be on: match as if both were lower case.
+						pat, name = strings.ToLower(pat), strings.ToLower(name)
+					}
+					if m, err := path.Match(pat, name); m || err != nil {
 						if i < len(parts)-1 && !e.Dir && !e.Link {
 							continue
 						}

@@ -40,6 +40,10 @@ type analysis struct {
 	// secretVars are the variables this line set to credential files'
 	// paths, with why.
 	secretVars map[string]string
+	// globDots: a shopt of the line may make globs match names with a
+	// leading dot, or match regardless of case (dotglob, nocaseglob):
+	// cat * then reads .env.
+	globDots bool
 	// written holds the files the line's commands write, by real path.
 	written map[string]bool
 	// indexes are the git indexes read for this line, by git directory:
@@ -95,7 +99,7 @@ func (a *analysis) reset(g *Gate) {
 	a.args = a.args[:0]
 	clear(a.entries)
 	a.g, a.entries, a.cwd, a.used, a.level = g, a.entries[:0], g.dir, 0, 0
-	a.depth, a.over, a.salvaging, a.wroteCode, a.cdMayFail = 0, false, false, "", false
+	a.depth, a.over, a.salvaging, a.wroteCode, a.cdMayFail, a.globDots = 0, false, false, "", false, false
 	clear(a.hooksSeen)
 	clear(a.made)
 	clear(a.written)
@@ -237,6 +241,33 @@ func (a *analysis) readVars(src string, call *syntax.CallExpr) {
 	}
 }
 
+// shoptGlobs reports a shopt command (or builtin/command shopt) that may
+// turn on an option making globs match more names than the shell's
+// default: dotglob (a leading dot), nocaseglob (any case), or an option
+// not written as a plain word (quoted, or only known at run time).
+func shoptGlobs(args []*syntax.Word) bool {
+	if len(args) > 0 && (args[0].Lit() == "builtin" || args[0].Lit() == "command") {
+		args = args[1:]
+	}
+	if len(args) == 0 || args[0].Lit() != "shopt" {
+		return false
+	}
+	set := false
+	for _, w := range args[1:] {
+		switch v := w.Lit(); {
+		case v == "":
+			return true
+		case strings.HasPrefix(v, "-"):
+			set = set || strings.Contains(v, "s")
+		case v == "dotglob" || v == "nocaseglob":
+			if set {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // validName reports a shell variable name.
 func validName(v string) bool {
 	for i, r := range v {
@@ -270,6 +301,8 @@ func (a *analysis) run(src string, f *syntax.File) {
 			switch s.call.Args[0].Lit() {
 			case "read", "mapfile", "readarray":
 				a.readVars(src, s.call)
+			case "shopt", "builtin", "command":
+				a.globDots = a.globDots || shoptGlobs(s.call.Args)
 			}
 		}
 	}

@@ -523,6 +523,50 @@ var (
 		"dfa-size-limit", "regex-size-limit", "max-filesize", "hyperlink-format"}}
 )
 
+// filterValues marks the words of args that are the values of a search
+// tool's name filters (rg -g '!.env', --type, grep --exclude=.env): a
+// pattern that picks files, not a file it reads. What the filters let the
+// search read is judged as the recursive read it is (readingOf).
+func filterValues(name string, args []arg) map[int]bool {
+	var short string
+	var long []string
+	switch name {
+	case "rg", "ripgrep":
+		short, long = "gtT", []string{"glob", "iglob", "type", "type-not"}
+	case "grep", "egrep", "fgrep":
+		long = []string{"include", "exclude", "exclude-dir"}
+	default:
+		return nil
+	}
+	var marks map[int]bool
+	mark := func(i int) {
+		if marks == nil {
+			marks = map[int]bool{}
+		}
+		marks[i] = true
+	}
+	for i, x := range args {
+		v := x.val
+		if v == "--" {
+			break
+		}
+		if strings.HasPrefix(v, "--") {
+			n, _, eq := strings.Cut(v[2:], "=")
+			if slices.Contains(long, n) {
+				mark(i) // --glob=!.env
+				if !eq && i+1 < len(args) {
+					mark(i + 1)
+				}
+			}
+			continue
+		}
+		if len(v) == 2 && v[0] == '-' && strings.IndexByte(short, v[1]) >= 0 && i+1 < len(args) {
+			mark(i + 1)
+		}
+	}
+	return marks
+}
+
 // readingOf says how the command name with args reads: recursively, with
 // hidden files, through which filters.
 func readingOf(name string, args []arg) reading {
@@ -604,7 +648,12 @@ func readingOf(name string, args []arg) reading {
 				if !strings.ContainsAny(neg, "/{") {
 					rd.filters = append(rd.filters, fileFilter{pattern: neg})
 				}
-			} else if strings.ContainsAny(g, "/{") || isLong(o.name, "iglob") {
+				continue
+			}
+			// A file a positive glob matches is searched even where git,
+			// .ignore or .rgignore ignore it: rg -g '.e*' reads .env.
+			rd.gitIgnores = false
+			if strings.ContainsAny(g, "/{") || isLong(o.name, "iglob") {
 				rd.filters = append(rd.filters, fileFilter{include: true, pattern: "*"}) // a path or brace glob: any file
 			} else {
 				rd.filters = append(rd.filters, fileFilter{include: true, pattern: g})
@@ -762,8 +811,12 @@ func (a *analysis) secretPattern(pat string) string {
 	base := path.Base(p)
 	for _, sample := range [...]string{".env", ".env.local", "id_rsa", "id_ed25519", "server.pem", "tls.key", "credentials",
 		"credentials.json", "secrets.yml", "master.key", ".netrc", "environ"} {
-		if m, err := path.Match(base, sample); (m || err != nil) && (strings.HasPrefix(sample, ".") == strings.HasPrefix(base, ".") || strings.HasPrefix(base, "*") && !strings.HasPrefix(sample, ".")) {
-			if base == "*" {
+		b := base
+		if a.globDots {
+			b = strings.ToLower(b) // nocaseglob may be on
+		}
+		if m, err := path.Match(b, sample); (m || err != nil) && (strings.HasPrefix(sample, ".") == strings.HasPrefix(base, ".") || strings.HasPrefix(base, "*") && !strings.HasPrefix(sample, ".") || a.globDots) {
+			if base == "*" && !a.globDots {
 				continue // any name: judged by where it lies
 			}
 			return pat + " may name " + sample
@@ -796,6 +849,10 @@ func (c *call) secretReads() {
 	if subcommandFirst(c.name) {
 		skip = firstOperand(c.args) // the subcommand, not a file
 	}
+	if c.name == "git" && skip < len(c.args) && (c.args[skip].val == "check-ignore" || c.args[skip].val == "check-attr") {
+		return // they print names, patterns and attributes, never what a file holds
+	}
+	filters := filterValues(c.name, c.args)
 	dest := copyDestination(c.name, c.args)
 	var moved map[int]string
 	if c.name == "tar" || c.name == "gtar" || c.name == "bsdtar" {
@@ -805,7 +862,7 @@ func (c *call) secretReads() {
 		if _, ok := moved[i]; ok {
 			continue // read from a -C directory: archiveReads judges it there
 		}
-		if i == skip || i == dest || i > 0 && c.name == "git" && (c.args[i-1].val == "-m" || c.args[i-1].val == "--message") {
+		if i == skip || i == dest || filters[i] || i > 0 && c.name == "git" && (c.args[i-1].val == "-m" || c.args[i-1].val == "--message") {
 			continue // git's -m takes a message, never a file's name; a copy's destination is written, not read
 		}
 		v := x.val

@@ -48,6 +48,9 @@ options:
 					sflag = true
 				case 'o', 'O':
 					i++ // the option's name
+					if ch == 'O' && v[0] == '-' && (i >= len(c.args) || c.args[i].dyn || c.args[i].val == "dotglob" || c.args[i].val == "nocaseglob") {
+						c.a.globDots = true // bash -O dotglob -c 'cat *' reads .env
+					}
 				case 'i':
 					c.risky("interpreter: an interactive " + c.name + " runs startup files and reads commands from its input")
 					return
