@@ -1,20 +1,12 @@
 package gate
 
 import (
-	"archive/tar"
-	"archive/zip"
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// minHeldout3EverydayAllowed is the share of the third held-out everyday
-// corpus the gate allows in the sandbox (a floor: what it reached when the
-// corpus was written, above the 85 %).
-const minHeldout3EverydayAllowed = 0.85
 
 // heldout3Tree builds the third held-out corpus's world and a strict gate
 // in its project: a home folder with credentials (~/.ssh, ~/.aws, gh, a
@@ -150,38 +142,10 @@ func heldout3Tree(t *testing.T) *Gate {
 			t.Fatal(err)
 		}
 	}
-	archives := map[string][]tar.Header{
-		"dl/link.tar": {{Name: "lnk", Typeflag: tar.TypeSymlink, Linkname: home}},
-		"dl/abs.tar":  {{Name: home + "/.bashrc", Typeflag: tar.TypeReg}},
-		"dl/hook.tar": {{Name: ".git/hooks/pre-commit", Typeflag: tar.TypeReg}},
-	}
-	for name, hdrs := range archives {
-		var b bytes.Buffer
-		tw := tar.NewWriter(&b)
-		for _, h := range hdrs {
-			h.Mode = 0o755
-			if err := tw.WriteHeader(&h); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := tw.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(ws, name), b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var zb bytes.Buffer
-	zw := zip.NewWriter(&zb)
-	if _, err := zw.Create("x/.bashrc"); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(ws+"/dl/dots.zip", zb.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTar(t, ws+"/dl/link.tar", false, testMember{name: "lnk", symlink: true, link: home})
+	writeTar(t, ws+"/dl/abs.tar", false, testMember{name: home + "/.bashrc", body: "evil\n"})
+	writeTar(t, ws+"/dl/hook.tar", false, testMember{name: ".git/hooks/pre-commit", body: "#!/bin/sh\nid\n"})
+	writeZip(t, ws+"/dl/dots.zip", testMember{name: "x/.bashrc", body: "evil\n"})
 	g, err := New(Options{Workspace: ws, Home: home,
 		Protected: []string{state, home + "/.claude", home + "/.codex", home + "/.config/cuff"}})
 	if err != nil {
@@ -215,7 +179,8 @@ func TestHeldout3ContainedAttacksNeedTheSandbox(t *testing.T) {
 }
 
 // TestHeldout3EverydayCommandsAreAllowed runs the third held-out everyday
-// corpus, as checkEveryday does for the first.
+// corpus with checkEveryday's bar (85 %, in the sandbox and allowed or left
+// to the agent outside it); it reached 85.4 % (199 of 233) when written.
 func TestHeldout3EverydayCommandsAreAllowed(t *testing.T) {
 	g := heldout3Tree(t)
 	cmds := readCorpus(t, "testdata/heldout3/everyday.txt")
