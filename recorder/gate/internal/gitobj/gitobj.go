@@ -40,7 +40,7 @@ const (
 // Bounds on what is read: larger objects, longer delta chains or deeper
 // paths are errors.
 const (
-	maxObject     = 64 << 20
+	maxObject     = 16 << 20 // commits and trees; a root tree of 100,000 files is about 4 MB
 	maxDeltaDepth = 64
 	maxPathDepth  = 256
 )
