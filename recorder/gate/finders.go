@@ -25,6 +25,17 @@ func findValuePrimary(p string) bool {
 // anything outside. From the workspace root an action reaches .git, .cuff
 // and .claude too, unless a -name test before it rules their contents out;
 // the command an -exec runs then sees {} as a path in .git.
+// findFollows reports find -L (or -follow): find then enters the folders
+// links name.
+func findFollows(args []arg) bool {
+	for _, x := range args {
+		if x.val == "-L" || x.val == "-follow" {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *call) find() {
 	args := c.args
 	i := 0
@@ -83,7 +94,7 @@ func (c *call) find() {
 				}
 				inner = append(inner, placeholder(y, "{}", start))
 			}
-			rd := reading{recursive: true, hidden: true, follows: true}
+			rd := reading{recursive: true, hidden: true, follows: true, followsDirs: findFollows(c.args)}
 			if byName && !findINamed(args, i) {
 				rd.filters = []fileFilter{{include: true, pattern: name}}
 			}

@@ -134,6 +134,18 @@ func TestHeldout3FalsePositives(t *testing.T) {
 		{"git check-attr -a .env", VerdictAllow},
 		{"git check-ignore --stdin < .env", VerdictAsk},
 		{"git diff --no-index /dev/null .env", VerdictAsk},
+		// A search pattern named like a credential is a pattern.
+		{"grep -rn SECRET_KEY src", VerdictAllow},
+		{"rg -n credentials src", VerdictAllow},
+		{"rg -e id_rsa -e token src", VerdictAllow},
+		{"grep -rn -m 3 secret src", VerdictAllow},
+		{"grep -rn -- secret src", VerdictAllow},
+		{"grep TOKEN .env", VerdictAsk},
+		{"grep -e x .env", VerdictAsk},
+		{"rg -e x .env", VerdictAsk},
+		{"grep -f .env src/main.go", VerdictAsk},
+		{"grep -r .e* src", VerdictAsk},
+		{"grep -r \"$P\" .env", VerdictAsk},
 	})
 }
 
@@ -167,5 +179,36 @@ func TestSqlitePlainSQL(t *testing.T) {
 		{"sqlite3 .git/x.db 'create table t(a)'", VerdictNone},
 		{"sqlite3 db/shop.db", VerdictNone},
 		{"sqlite3 db/shop.db \"$Q\"", VerdictNone},
+	})
+}
+
+// TestRecursiveReadsEnterLinkedFolders: grep -R, rg -L, find -L, cp -L,
+// zip (unless -y) and tar -h enter a folder a link names; with web/up ->
+// ~ in the tree, `grep -R SECRET web` printed ~/.ssh/id_rsa and every
+// other credential of the home folder, allowed: only a link to a file was
+// looked at. Readers that keep links as links stay allowed.
+func TestRecursiveReadsEnterLinkedFolders(t *testing.T) {
+	tr := newRealTree(t)
+	tr.files(t, map[string]string{"home/.ssh/id_rsa": "KEY\n", "ws/web/app.ts": "x\n", "outside/plain/a.txt": "x\n"})
+	tr.link(t, "../../home", "web/up")
+	tr.link(t, tr.root+"/outside/plain", "docs/plain")
+	tr.link(t, "..", "web/loop")
+	tr.check(t, tr.g, []fsCase{
+		{"grep -R SECRET web", VerdictAsk},
+		{"grep --dereference-recursive SECRET web", VerdictAsk},
+		{"rg -L --hidden SECRET web", VerdictAsk},
+		{"rg -L SECRET web", VerdictAllow}, // it skips the hidden ~/.ssh
+		{"find -L web -type f -exec cat {} +", VerdictAsk},
+		{"cp -rL web $TMPD/copy", VerdictAsk},
+		{"zip -r $TMPD/w.zip web", VerdictAsk},
+		{"tar -chf $TMPD/w.tar web", VerdictAsk},
+		{"tar chf $TMPD/w.tar web", VerdictAsk},
+		{"grep -r SECRET web", VerdictAllow},
+		{"rg SECRET web", VerdictAllow},
+		{"find web -type f -exec cat {} +", VerdictAllow},
+		{"zip -ry $TMPD/w.zip web", VerdictAllow},
+		{"tar -cf $TMPD/w.tar web", VerdictAllow},
+		{"grep -R SECRET docs", VerdictAllow},
+		{"zip -r $TMPD/d.zip docs", VerdictAllow},
 	})
 }

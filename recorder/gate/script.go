@@ -44,6 +44,9 @@ type analysis struct {
 	// leading dot, or match regardless of case (dotglob, nocaseglob):
 	// cat * then reads .env.
 	globDots bool
+	// followed are the folders links led a recursive read into this line,
+	// each looked through once.
+	followed map[string]bool
 	// written holds the files the line's commands write, by real path.
 	written map[string]bool
 	// indexes are the git indexes read for this line, by git directory:
@@ -105,6 +108,7 @@ func (a *analysis) reset(g *Gate) {
 	clear(a.written)
 	clear(a.indexes)
 	clear(a.secretVars)
+	clear(a.followed)
 	clear(a.seen)
 	clear(a.places)
 	clear(a.dirs)

@@ -343,6 +343,19 @@ func (a *analysis) secretBelow(p string, rd reading) string {
 		if why == "" && link {
 			if real, err := filepath.EvalSymlinks(f); err == nil {
 				why = a.g.secretPath(real) // a reader that follows links reads what it names
+				if why == "" && rd.followsDirs && !a.followed[real] {
+					if st, err := os.Stat(real); err == nil && st.IsDir() {
+						// It enters the folder the link names: judged as a
+						// read of that folder, each folder once a line.
+						if a.followed == nil {
+							a.followed = map[string]bool{}
+						}
+						a.followed[real] = true
+						if w := a.containsSecrets(real, rd, true); w != "" {
+							why = f + " leads to " + real + ": " + w
+						}
+					}
+				}
 			}
 		}
 		if why != "" {
@@ -486,6 +499,10 @@ type reading struct {
 	// follows: links below are read through (find -exec cat, grep -R),
 	// so a link named like code may still lead to a credential file.
 	follows bool
+	// followsDirs: a link below to a directory is entered and what it
+	// holds is read (grep -R, rg -L, find -L, cp -L, zip, tar -h): a link
+	// in the tree to the home folder reads ~/.ssh.
+	followsDirs bool
 }
 
 // fileFilter is one --include (include set) or --exclude base-name pattern.
@@ -532,9 +549,9 @@ func filterValues(name string, args []arg) map[int]bool {
 	var long []string
 	switch name {
 	case "rg", "ripgrep":
-		short, long = "gtT", []string{"glob", "iglob", "type", "type-not"}
+		short, long = "gtTe", []string{"glob", "iglob", "type", "type-not", "regexp"}
 	case "grep", "egrep", "fgrep":
-		long = []string{"include", "exclude", "exclude-dir"}
+		short, long = "e", []string{"include", "exclude", "exclude-dir", "regexp"}
 	default:
 		return nil
 	}
@@ -567,6 +584,65 @@ func filterValues(name string, args []arg) map[int]bool {
 	return marks
 }
 
+// searchPattern is the index in args of grep's or rg's pattern when it is
+// the first operand (no -e, -f, --regexp or --file gives it), written as a
+// plain word, or -1. A glob is not one: the shell may expand it to several
+// words, and all but the first are then files.
+func searchPattern(name string, args []arg) int {
+	var spec optSpec
+	switch name {
+	case "grep", "egrep", "fgrep":
+		spec = grepSpec
+	case "rg", "ripgrep":
+		spec = rgSpec
+	default:
+		return -1
+	}
+	first := -1
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
+		if !args[i].static() {
+			if strings.HasPrefix(v, "-") || first < 0 {
+				return -1 // an option or the pattern only known at run time
+			}
+			continue
+		}
+		switch {
+		case v == "--":
+			if first < 0 && i+1 < len(args) {
+				first = i + 1
+			}
+			i = len(args)
+		case strings.HasPrefix(v, "--"):
+			n, _, eq := strings.Cut(v[2:], "=")
+			if n == "regexp" || n == "file" {
+				return -1
+			}
+			if !eq && slices.Contains(spec.long, n) {
+				i++
+			}
+		case strings.HasPrefix(v, "-") && v != "-":
+			for j := 1; j < len(v); j++ {
+				if v[j] == 'e' || v[j] == 'f' {
+					return -1
+				}
+				if strings.IndexByte(spec.short, v[j]) >= 0 {
+					if j == len(v)-1 {
+						i++
+					}
+					break
+				}
+			}
+		case first < 0:
+			first = i
+		}
+	}
+	if first >= len(args) || first >= 0 && !args[first].static() {
+		return -1
+	}
+	return first
+}
+
 // readingOf says how the command name with args reads: recursively, with
 // hidden files, through which filters.
 func readingOf(name string, args []arg) reading {
@@ -591,7 +667,7 @@ func readingOf(name string, args []arg) reading {
 	case "grep", "egrep", "fgrep", "zgrep":
 		ops := scan(args, grepSpec)
 		rd = reading{recursive: ops.has("-r", "-R", "--recursive", "--dereference-recursive"), hidden: true,
-			follows: ops.has("-R", "--dereference-recursive")}
+			follows: ops.has("-R", "--dereference-recursive"), followsDirs: ops.has("-R", "--dereference-recursive")}
 		for _, o := range ops.opts {
 			switch {
 			case (o.name == "-d" || isLong(o.name, "directories")) && o.val.val == "recurse":
@@ -637,7 +713,7 @@ func readingOf(name string, args []arg) reading {
 			u = 2 // a configuration file adds options the gate does not see
 		}
 		rd = reading{recursive: true, hidden: u > 1 || ops.has("--hidden", "-.") || ops.computed, gitIgnores: !noIgnore && u == 0,
-			follows: follows}
+			follows: follows, followsDirs: follows}
 		for _, o := range ops.opts {
 			if o.name != "-g" && !isLong(o.name, "glob") && !isLong(o.name, "iglob") {
 				continue
@@ -661,13 +737,24 @@ func readingOf(name string, args []arg) reading {
 		}
 	case "ag", "ugrep":
 		rd = reading{recursive: true, hidden: has("--hidden", "-u", "--unrestricted", "-uu", "-uuu", "-."),
-			follows: has("-f", "--follow", "-R", "-S", "--dereference-recursive")}
+			follows:     has("-f", "--follow", "-R", "-S", "--dereference-recursive"),
+			followsDirs: has("-f", "--follow", "-R", "-S", "--dereference-recursive")}
 	case "ack":
 		rd = reading{recursive: true, hidden: true} // ack reads hidden files
 	case "cp", "scp", "rsync":
 		rd = reading{recursive: has("-r", "-R", "-a", "--recursive", "--archive"), hidden: true}
+		rd.followsDirs = name == "cp" && has("-L", "--dereference") || name == "rsync" && has("-L", "--copy-links", "--copy-dirlinks", "-k")
 	case "tar", "gtar", "bsdtar", "zip", "7z", "7za", "cpio", "git-ls-files":
 		rd = reading{recursive: true, hidden: true}
+		switch name {
+		case "zip":
+			rd.followsDirs = !has("-y", "--symlinks") // zip stores what a link names unless told -y
+		case "tar", "gtar", "bsdtar":
+			old := len(args) > 0 && !strings.HasPrefix(args[0].val, "-") && strings.Contains(args[0].val, "h") // tar chf
+			rd.followsDirs = old || has("-h", "--dereference", "-L")
+		case "cpio":
+			rd.followsDirs = has("-L", "--dereference")
+		}
 	case "gzip", "gunzip", "zstd", "lz4", "bzip2", "xz", "pigz", "brotli":
 		rd = reading{recursive: has("-r", "--recursive"), hidden: true}
 	case "diff":
@@ -853,6 +940,12 @@ func (c *call) secretReads() {
 		return // they print names, patterns and attributes, never what a file holds
 	}
 	filters := filterValues(c.name, c.args)
+	if i := searchPattern(c.name, c.args); i >= 0 {
+		if filters == nil {
+			filters = map[int]bool{}
+		}
+		filters[i] = true // grep -rn SECRET_KEY src: a pattern, not a file named SECRET_KEY
+	}
 	dest := copyDestination(c.name, c.args)
 	var moved map[int]string
 	if c.name == "tar" || c.name == "gtar" || c.name == "bsdtar" {
