@@ -86,6 +86,21 @@ func buildOutput(x arg) bool {
 }
 
 // fileTool handles programs that write files named by their arguments.
+// toStdout reports a compressor's -c (--stdout, --to-stdout), alone or
+// among other short options (-dc).
+func toStdout(args []arg) bool {
+	for _, x := range args {
+		v := x.val
+		if v == "--" {
+			return false
+		}
+		if v == "--stdout" || v == "--to-stdout" || len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.IndexByte(v, 'c') > 0 && strings.Trim(v[1:], "cdfkqvt123456789") == "" {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *call) fileTool() {
 	var spec optSpec
 	switch c.name {
@@ -103,6 +118,15 @@ func (c *call) fileTool() {
 		spec = optSpec{short: "mdtrZ", long: []string{"mode", "date", "reference", "time", "context"}}
 	case "iconv", "shuf", "tree", "base64", "gpg":
 		spec = optSpec{short: "ftoinrLIPpdDBFzuH", long: []string{"from-code", "to-code", "output", "input", "head-count", "random-source", "directory", "strip", "reject-file", "input-range", "homedir"}}
+	case "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4":
+		// -d (decompress) and -c (to standard output) take no value: gzip -d
+		// ~/x.gz writes ~/x.
+		spec = optSpec{short: "SDTMFCoB", long: []string{"suffix", "threads", "memlimit", "format", "check", "output"}}
+	case "uniq":
+		// uniq -c IN ~/.bashrc writes ~/.bashrc: -c and -d take no value.
+		spec = optSpec{short: "fsw", long: []string{"skip-fields", "skip-chars", "check-chars", "all-repeated", "group"}}
+	case "xxd":
+		spec = optSpec{short: "cglsonR", long: []string{"cols", "groupsize", "len", "seek", "name"}}
 	default:
 		spec = optSpec{short: "dSxc", long: []string{"directory", "suffix", "exclude"}}
 	}
@@ -162,6 +186,13 @@ func (c *call) fileTool() {
 			for _, x := range n[min(1, len(n)):] {
 				c.writes(x, "yq -i rewrites")
 			}
+		}
+	case "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4":
+		if toStdout(c.args) {
+			break // it reads them and writes its standard output
+		}
+		for _, x := range n {
+			c.writes(x, c.name+" writes")
 		}
 	default:
 		for _, x := range n {
