@@ -453,25 +453,12 @@ func ApplyDelta(base, delta []byte) ([]byte, error) {
 		delta = delta[1:]
 		switch {
 		case op&0x80 != 0: // copy from base
-			var offset, size uint64
-			for i := range 4 {
-				if op&(1<<i) != 0 {
-					if len(delta) == 0 {
-						return nil, errors.New("a damaged delta")
-					}
-					offset |= uint64(delta[0]) << (8 * i)
-					delta = delta[1:]
-				}
+			offset, rest, ok1 := copyField(op, 4, delta)
+			size, rest, ok2 := copyField(op>>4, 3, rest)
+			if !ok1 || !ok2 {
+				return nil, errors.New("a damaged delta")
 			}
-			for i := range 3 {
-				if op&(0x10<<i) != 0 {
-					if len(delta) == 0 {
-						return nil, errors.New("a damaged delta")
-					}
-					size |= uint64(delta[0]) << (8 * i)
-					delta = delta[1:]
-				}
-			}
+			delta = rest
 			if size == 0 {
 				size = 0x10000
 			}
@@ -493,6 +480,21 @@ func ApplyDelta(base, delta []byte) ([]byte, error) {
 		return nil, errors.New("a damaged delta")
 	}
 	return out, nil
+}
+
+// copyField reads a copy instruction's offset (n = 4) or size (n = 3):
+// the bytes present are those whose bits are set in flags, little-endian.
+func copyField(flags byte, n int, delta []byte) (v uint64, rest []byte, ok bool) {
+	for i := range n {
+		if flags&(1<<i) != 0 {
+			if len(delta) == 0 {
+				return 0, nil, false
+			}
+			v |= uint64(delta[0]) << (8 * i)
+			delta = delta[1:]
+		}
+	}
+	return v, delta, true
 }
 
 // deltaSize reads a delta's little-endian base-128 size.
