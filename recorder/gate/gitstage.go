@@ -271,6 +271,7 @@ func (c *call) gitDiffWorktree(dir, what string, rest []arg, revs int) {
 		// The index against a commit: what is staged. A revision named
 		// besides HEAD's is one the gate does not compare with.
 		if printsPatch(rest, what) {
+			s.what += " --cached"
 			c.stagedSecret(s, revs < given)
 		}
 		return
