@@ -223,3 +223,27 @@ func TestJqProgramMadeAtRunTime(t *testing.T) {
 		{`k='$ENV'; jq -n "$k"`, VerdictAsk},
 	})
 }
+
+// TestMavenQuietOptions: Maven's options that change only what it prints,
+// whether it goes online or runs tests do not hide its goal from the
+// built-in rules (mvn -q test was left to the agent while mvn test was
+// allowed in the sandbox); other options keep the rule from matching.
+func TestMavenQuietOptions(t *testing.T) {
+	tr := newRealTree(t)
+	for _, tc := range []fsCase{
+		{"mvn -q test", VerdictAllow},
+		{"mvn -DskipTests package", VerdictAllow},
+		{"mvn -B -T 4 verify", VerdictAllow},
+		{"mvn -q -Dexec.executable=sh test", VerdictAsk},
+		{"mvn -q exec:exec", VerdictAsk},
+		{"mvn -q deploy", VerdictAsk},
+	} {
+		r := tr.g.Decide(t.Context(), tc.cmd, Input{Sandboxed: true})
+		if r.Verdict != tc.want {
+			t.Errorf("%q in the sandbox: %s (%v), want %s", tc.cmd, r.Verdict, r.Reasons, tc.want)
+		}
+	}
+	if r := tr.g.Decide(t.Context(), "mvn -q test", Input{}); r.Verdict == VerdictAllow {
+		t.Errorf("mvn -q test outside the sandbox: allow; it runs the project's build")
+	}
+}
