@@ -428,9 +428,11 @@ func inflate(f *os.File, off, size int64) ([]byte, error) {
 		return nil, fmt.Errorf("a damaged packed object: %w", err)
 	}
 	defer z.Close()
-	data := make([]byte, size)
-	if _, err := io.ReadFull(z, data); err != nil {
-		return nil, fmt.Errorf("a damaged packed object: %w", err)
+	// Grown as the stream gives bytes, not made at the size the header
+	// claims: a damaged header costs no allocation of its own.
+	data, err := io.ReadAll(io.LimitReader(z, size))
+	if err != nil || int64(len(data)) != size {
+		return nil, fmt.Errorf("a damaged packed object: %d of %d bytes (%v)", len(data), size, err)
 	}
 	return data, nil
 }
@@ -447,7 +449,7 @@ func ApplyDelta(base, delta []byte) ([]byte, error) {
 		return nil, errors.New("a damaged or too large delta")
 	}
 	delta = delta[n:]
-	out := make([]byte, 0, dstSize)
+	out := make([]byte, 0, min(dstSize, 1<<20)) // grown as the delta gives bytes
 	for len(delta) > 0 {
 		op := delta[0]
 		delta = delta[1:]
