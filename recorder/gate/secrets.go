@@ -787,10 +787,25 @@ func (a *analysis) secretWord(x arg, recursive, hidden bool) string {
 	return a.secretIn(x, reading{recursive: recursive, hidden: hidden})
 }
 
+// urlWord reports a word that starts as a URL does, scheme://: a word
+// with "://" and no scheme before it (cat ://.env reads :/.env) is a path.
+func urlWord(v string) bool {
+	i := strings.Index(v, "://")
+	if i <= 0 {
+		return false
+	}
+	for j, r := range v[:i] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || j > 0 && (r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')) {
+			return false
+		}
+	}
+	return true
+}
+
 // secretIn says why reading the path word x as rd reads credentials, or "".
 func (a *analysis) secretIn(x arg, rd reading) string {
 	recursive := rd.recursive
-	if x.proc || x.val == "" || x.val == "-" || strings.Contains(x.val, "://") {
+	if x.proc || x.val == "" || x.val == "-" || urlWord(x.val) {
 		return ""
 	}
 	if x.dyn {

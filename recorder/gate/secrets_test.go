@@ -247,3 +247,26 @@ func TestMavenQuietOptions(t *testing.T) {
 		t.Errorf("mvn -q test outside the sandbox: allow; it runs the project's build")
 	}
 }
+
+// TestSchemelessURLIsAPath: a word with "://" and no scheme before it is a
+// path (cat ://.env reads :/.env), found by FuzzNamesMadeAtRunTime; a URL
+// with a scheme is still not a file name.
+func TestSchemelessURLIsAPath(t *testing.T) {
+	tr := newRealTree(t)
+	tr.files(t, map[string]string{"ws/:/.env": "TOKEN=x\n"})
+	tr.check(t, tr.g, []fsCase{
+		{"cat ://.env", VerdictAsk},
+		{"x=://; cat ${x}$(echo .e)nv", VerdictAsk},
+		{"echo https://example.com/.env", VerdictAllow},
+	})
+	for _, w := range []string{"http://x", "git+ssh://h/r", "s3://b/k"} {
+		if !urlWord(w) {
+			t.Errorf("%q is a URL", w)
+		}
+	}
+	for _, w := range []string{"://x", "a b://x", "1http://x", "./x://y"} {
+		if urlWord(w) {
+			t.Errorf("%q is not a URL", w)
+		}
+	}
+}
