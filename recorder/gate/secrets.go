@@ -787,10 +787,22 @@ func (a *analysis) secretWord(x arg, recursive, hidden bool) string {
 	return a.secretIn(x, reading{recursive: recursive, hidden: hidden})
 }
 
-// urlWord reports a word that starts as a URL does, scheme://: a word
-// with "://" and no scheme before it (cat ://.env reads :/.env) is a path.
-func urlWord(v string) bool {
+// urlWord reports a word that is a URL, scheme://…, rather than a path:
+// a word with "://" and no scheme before it (cat ://.env reads :/.env),
+// or one whose "scheme:" is a folder where the command runs (cat A://.env
+// reads A:/.env), is a path.
+func (a *analysis) urlWord(v string) bool {
 	i := strings.Index(v, "://")
+	if !urlScheme(v, i) {
+		return false
+	}
+	p, ok := a.pathWord(v[:i+1])
+	return ok && !a.lstat(path.Clean(p)).exists
+}
+
+// urlScheme reports whether v[:i] is a URL scheme (a letter, then
+// letters, digits, + - .).
+func urlScheme(v string, i int) bool {
 	if i <= 0 {
 		return false
 	}
@@ -805,7 +817,7 @@ func urlWord(v string) bool {
 // secretIn says why reading the path word x as rd reads credentials, or "".
 func (a *analysis) secretIn(x arg, rd reading) string {
 	recursive := rd.recursive
-	if x.proc || x.val == "" || x.val == "-" || urlWord(x.val) {
+	if x.proc || x.val == "" || x.val == "-" || a.urlWord(x.val) {
 		return ""
 	}
 	if x.dyn {

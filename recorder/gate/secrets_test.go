@@ -249,23 +249,26 @@ func TestMavenQuietOptions(t *testing.T) {
 }
 
 // TestSchemelessURLIsAPath: a word with "://" and no scheme before it is a
-// path (cat ://.env reads :/.env), found by FuzzNamesMadeAtRunTime; a URL
-// with a scheme is still not a file name.
+// path (cat ://.env reads :/.env), and so is one whose scheme is a folder
+// where the command runs (cat A://.env), both found by
+// FuzzNamesMadeAtRunTime; a URL is still not a file name.
 func TestSchemelessURLIsAPath(t *testing.T) {
 	tr := newRealTree(t)
-	tr.files(t, map[string]string{"ws/:/.env": "TOKEN=x\n"})
+	tr.files(t, map[string]string{"ws/:/.env": "TOKEN=x\n", "ws/A:/.env": "TOKEN=x\n"})
 	tr.check(t, tr.g, []fsCase{
 		{"cat ://.env", VerdictAsk},
 		{"x=://; cat ${x}$(echo .e)nv", VerdictAsk},
+		{"cat A://.env", VerdictAsk},
+		{"x=A://; cat ${x}$(echo .e)nv", VerdictAsk},
 		{"echo https://example.com/.env", VerdictAllow},
 	})
 	for _, w := range []string{"http://x", "git+ssh://h/r", "s3://b/k"} {
-		if !urlWord(w) {
+		if i := strings.Index(w, "://"); !urlScheme(w, i) {
 			t.Errorf("%q is a URL", w)
 		}
 	}
 	for _, w := range []string{"://x", "a b://x", "1http://x", "./x://y"} {
-		if urlWord(w) {
+		if i := strings.Index(w, "://"); urlScheme(w, i) {
 			t.Errorf("%q is not a URL", w)
 		}
 	}
