@@ -440,20 +440,34 @@ func (c *call) make() {
 // makeRuleText drops make's harmless options (jobs, silence, keep going)
 // so that "make -j8 test" meets the rules written for "make test".
 func makeRuleText(args []arg) string {
-	words := []string{"make"}
-	for i := 0; i < len(args); i++ {
-		v := args[i].val
+	return quietRuleText("make", args, func(v string) (bool, string) {
 		switch {
 		case v == "-j" || v == "-l":
-			if i+1 < len(args) && strings.Trim(args[i+1].val, "0123456789.") == "" {
-				i++
-			}
+			return true, "0123456789."
 		case strings.HasPrefix(v, "-j") && strings.Trim(v[2:], "0123456789") == "",
 			strings.HasPrefix(v, "--jobs"), strings.HasPrefix(v, "-O"), strings.HasPrefix(v, "--output-sync"),
 			v == "-k", v == "--keep-going", v == "-s", v == "--silent", v == "--quiet",
 			v == "--no-print-directory", v == "-w", v == "--print-directory":
-		default:
+			return true, ""
+		}
+		return false, ""
+	})
+}
+
+// quietRuleText is name and args as the policy's rules see them, without
+// the options drop reports: those change nothing the rules judge. An
+// option dropped with value characters also drops the next word when it
+// is made of them only (make -j 4, mvn -T 1C).
+func quietRuleText(name string, args []arg, drop func(v string) (dropped bool, value string)) string {
+	words := []string{name}
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
+		dropped, value := drop(v)
+		switch {
+		case !dropped:
 			words = append(words, v)
+		case value != "" && i+1 < len(args) && strings.Trim(args[i+1].val, value) == "":
+			i++
 		}
 	}
 	return strings.Join(words, " ")

@@ -210,23 +210,18 @@ func (c *call) build(sub string) {
 // goes online or runs tests (mvn -q -DskipTests package is matched as
 // mvn package), as makeRuleText does for make.
 func mvnRuleText(name string, args []arg) string {
-	words := []string{name}
-	for i := 0; i < len(args); i++ {
-		v := args[i].val
+	return quietRuleText(name, args, func(v string) (bool, string) {
 		switch {
 		case v == "-T" || v == "--threads":
-			if i+1 < len(args) && strings.Trim(args[i+1].val, "0123456789.C") == "" {
-				i++
-			}
+			return true, "0123456789.C"
 		case strings.HasPrefix(v, "-T") && strings.Trim(v[2:], "0123456789.C") == "",
 			v == "-q", v == "--quiet", v == "-B", v == "--batch-mode", v == "-ntp", v == "--no-transfer-progress",
 			v == "-e", v == "--errors", v == "-o", v == "--offline", v == "-fae", v == "--fail-at-end",
 			v == "-DskipTests", v == "-DskipTests=true", v == "-Dmaven.test.skip=true", v == "-DskipITs":
-		default:
-			words = append(words, v)
+			return true, ""
 		}
-	}
-	return strings.Join(words, " ")
+		return false, ""
+	})
 }
 
 // runsPrograms reports build tools whose run subcommand runs the program
