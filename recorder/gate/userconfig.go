@@ -40,39 +40,59 @@ func (a *analysis) userGitConfig() userConfig {
 	g := a.g
 	g.userConfigOnce.Do(func() {
 		// Read as the files are, whatever links this line makes.
-		g.userConf = a.readUserConfig(readConfigFile, physicalNow)
-		g.userConf.live = a.configLive(g.userConfigFiles()) || !g.userConf.complete
+		var files []string
+		g.userConf, files = a.readUserConfig(readConfigOnce(), physicalNow)
+		g.userConf.live = a.configLive(files) || !g.userConf.complete
 	})
 	if !g.userConf.live {
 		return g.userConf
 	}
-	return a.readUserConfig(a.readConfigState, a.physical)
+	uc, _ := a.readUserConfig(a.readConfigState, a.physical)
+	return uc
+}
+
+// readConfigOnce is readConfigFile reading each file once.
+func readConfigOnce() func(string) ([]byte, bool) {
+	type read struct {
+		data   []byte
+		usable bool
+	}
+	seen := map[string]read{}
+	return func(p string) ([]byte, bool) {
+		r, ok := seen[p]
+		if !ok {
+			r.data, r.usable = readConfigFile(p)
+			seen[p] = r
+		}
+		return r.data, r.usable
+	}
 }
 
 // readUserConfig reads the user's and the system's configuration with
-// read, resolving included paths with resolve.
-func (a *analysis) readUserConfig(read func(string) ([]byte, bool), resolve func(string) string) userConfig {
+// read, resolving included paths with resolve; files are the files read,
+// includes too.
+func (a *analysis) readUserConfig(read func(string) ([]byte, bool), resolve func(string) string) (uc userConfig, files []string) {
 	g := a.g
-	files := g.userConfigFiles()
-	all, complete := configWithIncludes(files, read, g.expandHome, resolve)
-	uc := userConfig{complete: complete}
+	top := g.userConfigFiles()
+	all, complete := configWithIncludes(top, read, g.expandHome, resolve)
+	uc.complete = complete
 	for _, f := range all {
 		if v := coreKey(configData(read, f), "hookspath"); v != "" {
 			uc.hooks = append(uc.hooks, v)
 		}
 	}
-	if len(all) > len(files) {
-		return uc // an include: excludesFile is not followed
+	if len(all) > len(top) {
+		return uc, all // an include: excludesFile is not followed
 	}
 	if d := g.xdgConfigHome(); d != "" {
 		uc.excludes = d + "/git/ignore"
 	}
-	for _, f := range files {
+	for _, f := range top {
 		if v := coreKey(configData(read, f), "excludesfile"); v != "" {
 			uc.excludes = g.configPath(v)
 		}
 	}
-	return uc
+	return uc, all
 }
 
 // configData is what read gives for f.
@@ -81,11 +101,11 @@ func configData(read func(string) ([]byte, bool), f string) []byte {
 	return data
 }
 
-// configLive reports whether one of files, or a file it includes, lies
-// (its links followed) where a command the gate allows may write.
+// configLive reports whether one of files (the configuration and what it
+// includes) lies, its links followed, where a command the gate allows may
+// write.
 func (a *analysis) configLive(files []string) bool {
-	all, _ := configWithIncludes(files, readConfigFile, a.g.expandHome, physicalNow)
-	for _, f := range all {
+	for _, f := range files {
 		real := f
 		if r, err := filepath.EvalSymlinks(f); err == nil {
 			real = filepath.ToSlash(r)
