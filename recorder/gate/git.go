@@ -331,7 +331,7 @@ func (c *call) gitSub(dir, sub string, rest []arg) {
 		c.gitDiffWorktree(dir, "git diff-index", rest, 1)
 	case "status":
 		if verbosity(rest) >= 1 {
-			c.stagedSecret(staging{what: "git status -v", dir: dir, whole: true}, false) // -v prints what is staged
+			c.stagedSecret(staging{what: "git status -v", dir: dir, whole: true}, false, "prints", "") // -v prints what is staged
 		}
 		if verbosity(rest) >= 2 {
 			c.gitDiffWorktree(dir, "git status -vv", rest, 0)

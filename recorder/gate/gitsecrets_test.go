@@ -408,8 +408,9 @@ func benchmarkTrackedRepo(b *testing.B, cmd string) {
 }
 
 // TestStagedSecretPrinted: a credential file the person staged (git add .
-// where .env is not ignored) was printed by git diff --cached, git status
-// -v and git commit --dry-run -v, all allowed. The gate now reads HEAD's
+// where .env is not ignored) was printed by git diff --cached, git diff
+// HEAD, git status -v and git commit --dry-run -v, and put where git show
+// and git stash show -p print it by git commit and git stash, all allowed. The gate now reads HEAD's
 // tree (loose or packed objects) and asks when a staged credential file
 // differs from it; one committed as it is staged prints nothing and stays
 // allowed.
@@ -434,6 +435,10 @@ func TestStagedSecretPrinted(t *testing.T) {
 			{"git status -v", true},
 			{"git commit --dry-run -v", true},
 			{"git diff-index -p --cached HEAD", true},
+			{"git diff HEAD", true},
+			{"git commit -qm wip && git show", true},
+			{"git stash -q && git stash show -p", true},
+			{"git diff HEAD src", false},
 			{"git diff --cached --stat", false},
 			{"git diff --cached --name-only", false},
 			{"git diff --cached src", false},

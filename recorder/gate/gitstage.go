@@ -104,10 +104,15 @@ func (c *call) gitAdd(dir string, rest []arg) {
 // prints the work tree's changes too.
 func (c *call) gitCommit(dir string, rest []arg) {
 	if verbosity(rest) >= 1 && slices.ContainsFunc(rest, func(x arg) bool { return x.val == "--dry-run" }) {
-		c.stagedSecret(staging{what: "git commit --dry-run -v", dir: dir, whole: true}, false) // -v prints what is staged
+		c.stagedSecret(staging{what: "git commit --dry-run -v", dir: dir, whole: true}, false, "prints", "") // -v prints what is staged
 		if c.e.secret {
 			return
 		}
+	}
+	if !slices.ContainsFunc(rest, func(x arg) bool { return x.val == "--dry-run" }) {
+		// What is staged goes into history, where git show and git log -p
+		// print it.
+		c.stagedSecret(staging{what: "git commit", dir: dir, whole: true}, false, "records", " in history, where git show and git log -p print it")
 	}
 	if verbosity(rest) >= 2 {
 		c.gitDiffWorktree(dir, "git commit -vv", nil, 0) // --dry-run -vv prints the work tree's changes
@@ -200,6 +205,8 @@ func (c *call) gitStashTracked(dir string, rest []arg) {
 			return // list, show, pop, apply, drop, branch, store, clear
 		}
 	}
+	// What is staged goes into the stash, where git stash show -p prints it.
+	c.stagedSecret(staging{what: "git stash", dir: dir, whole: true}, false, "stashes", ", which git stash show -p then prints")
 	for _, x := range rest {
 		if x.val == "--" {
 			break
@@ -227,7 +234,7 @@ func (c *call) gitStashTracked(dir string, rest []arg) {
 func (c *call) gitDiffWorktree(dir, what string, rest []arg, revs int) {
 	s := staging{what: what, dir: dir, trackedOnly: true, printsOnly: true}
 	dashdash, value, cached := false, false, false
-	given := revs
+	given, rev := revs, ""
 	for _, x := range rest {
 		v := x.val
 		maybeValue := value
@@ -264,6 +271,7 @@ func (c *call) gitDiffWorktree(dir, what string, rest []arg, revs int) {
 			revs -= 2 // A..B, A...B: commits only
 		default:
 			revs--
+			rev = v
 		}
 	}
 	s.whole = s.whole || len(s.specs) == 0
@@ -272,12 +280,16 @@ func (c *call) gitDiffWorktree(dir, what string, rest []arg, revs int) {
 		// besides HEAD's is one the gate does not compare with.
 		if printsPatch(rest, what) {
 			s.what += " --cached"
-			c.stagedSecret(s, revs < given)
+			c.stagedSecret(s, revs < given, "prints", "")
 		}
 		return
 	}
 	if revs < 0 {
 		return
+	}
+	if given == 1 && revs == 0 && printsPatch(rest, what) {
+		// The work tree against a commit: what is staged prints too.
+		c.stagedSecret(s, rev != "HEAD" && rev != "@", "prints", "")
 	}
 	c.stages(s)
 }
@@ -313,7 +325,7 @@ func printsPatch(rest []arg, what string) bool {
 // the diff would put it in the agent's context. What is committed already
 // prints nothing. otherRev: the index is compared with a commit the gate
 // does not read, so any staged credential file may print.
-func (c *call) stagedSecret(s staging, otherRev bool) {
+func (c *call) stagedSecret(s staging, otherRev bool, verb, after string) {
 	if s.dir == "" {
 		c.secretRead(s.what + " prints the staged changes of a repository the gate does not look into, which may hold a credential file")
 		return
@@ -360,7 +372,7 @@ func (c *call) stagedSecret(s staging, otherRev bool) {
 				continue // committed as it is staged: nothing prints
 			}
 		}
-		c.secretRead(s.what + " prints the staged " + e.Path + why + ": a credential file")
+		c.secretRead(s.what + " " + verb + " the staged " + e.Path + why + ": a credential file" + after)
 		return
 	}
 }
