@@ -112,7 +112,7 @@ func (c *call) gitCommit(dir string, rest []arg) {
 	if !slices.ContainsFunc(rest, func(x arg) bool { return x.val == "--dry-run" }) {
 		// What is staged goes into history, where git show and git log -p
 		// print it.
-		c.stagedSecret(staging{what: "git commit", dir: dir, whole: true}, false, "records", " in history, where git show and git log -p print it")
+		c.stagedSecret(staging{what: "git commit", dir: dir, whole: true}, false, "records", "; git show and git log -p then print it")
 	}
 	if verbosity(rest) >= 2 {
 		c.gitDiffWorktree(dir, "git commit -vv", nil, 0) // --dry-run -vv prints the work tree's changes
@@ -206,7 +206,7 @@ func (c *call) gitStashTracked(dir string, rest []arg) {
 		}
 	}
 	// What is staged goes into the stash, where git stash show -p prints it.
-	c.stagedSecret(staging{what: "git stash", dir: dir, whole: true}, false, "stashes", ", which git stash show -p then prints")
+	c.stagedSecret(staging{what: "git stash", dir: dir, whole: true}, false, "stashes", "; git stash show -p then prints it")
 	for _, x := range rest {
 		if x.val == "--" {
 			break
