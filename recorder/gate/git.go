@@ -176,6 +176,9 @@ func (c *call) gitSub(dir, sub string, rest []arg) {
 	if why := gitHistoryRisk(sub, rest); why != "" {
 		c.notAlways(why)
 	}
+	if sub == "cat-file" || sub == "show" {
+		c.stagedObjectSecret(dir, sub, rest)
+	}
 	for _, x := range rest {
 		if x.lead && !gitValueish(sub) {
 			c.grey("an option of " + what + " is only known at run time")

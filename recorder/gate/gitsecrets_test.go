@@ -459,3 +459,24 @@ func TestStagedSecretPrinted(t *testing.T) {
 		holds(t, nil, changed, []leakCase{{"git diff --cached", true}})
 	}
 }
+
+// TestStagedObjectByName: git ls-files -s prints the object name of what
+// the index holds for a staged .env, and git cat-file -p or git show of
+// that name printed it, allowed. Other objects stay allowed.
+func TestStagedObjectByName(t *testing.T) {
+	r := newStagingRepo(t, map[string]string{"ws/src/a.go": "package a\n"})
+	r.git(t, "add", "-A")
+	r.git(t, "commit", "-qm", "first")
+	os.WriteFile(r.ws+"/.env", []byte("TOKEN="+secretMark+"\n"), 0o644)
+	r.git(t, "add", ".env")
+	env := strings.Fields(r.git(t, "ls-files", "-s", ".env"))[1]
+	src := strings.Fields(r.git(t, "ls-files", "-s", "src/a.go"))[1]
+	holds(t, r, nil, []leakCase{
+		{"git cat-file -p " + env, true},
+		{"git cat-file blob " + env[:10], true},
+		{"git show " + env, true},
+		{"git cat-file -p $(git ls-files -s .env | cut -d' ' -f2)", true},
+		{"git cat-file -p " + src, false},
+		{"git show HEAD --stat", false},
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path"
@@ -623,6 +624,45 @@ func (c *call) changedTracked(top, gitDir, common string, s staging) (found stri
 		}
 	}
 	return "", true
+}
+
+// stagedObjectSecret asks when an operand of git cat-file or git show may
+// name, by its object name (git ls-files -s prints it), the contents of a
+// credential file the index holds: a staged .env that no path-based check
+// sees. An operand only known at run time may be any object name.
+func (c *call) stagedObjectSecret(dir, sub string, rest []arg) {
+	var ids []string
+	anyID := false
+	for _, x := range rest {
+		v := strings.ToLower(x.val)
+		switch {
+		case !x.static():
+			anyID = true
+		case len(v) >= 4 && len(v) <= 64 && strings.Trim(v, "0123456789abcdef") == "":
+			ids = append(ids, v)
+		}
+	}
+	if (len(ids) == 0 && !anyID) || dir == "" {
+		return
+	}
+	top, gitDir, common := c.a.repoAround(dir)
+	if top == "" {
+		return
+	}
+	idx, ok := c.a.readIndexFile(gitDir, common)
+	if !ok {
+		return
+	}
+	for _, e := range idx.entries {
+		if c.a.g.secretPath(top+"/"+e.Path) == "" {
+			continue
+		}
+		name := hex.EncodeToString(e.ID)
+		if anyID || slices.ContainsFunc(ids, func(id string) bool { return strings.HasPrefix(name, id) }) {
+			c.secretRead("git " + sub + " may print object " + name[:12] + ", what the index holds for " + e.Path + ": a credential file")
+			return
+		}
+	}
 }
 
 // trackedRoots are the folders (relative to top; "" for the whole tree)
